@@ -1,0 +1,239 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/report"
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/sim"
+	"github.com/bora-sched/bora/workload"
+)
+
+type simulateFlags struct {
+	trace, configFile, output, reportDir string
+	inject, sets                         []string
+	hosts                                int
+	hostCPU                              float64
+	hostMemory                           int64
+	policies, backfillings               string
+	suspendRate, resumeRate              float64
+	check                                bool
+}
+
+func newSimulateCmd() *cobra.Command {
+	f := &simulateFlags{}
+	cmd := &cobra.Command{
+		Use:   "simulate --trace FILE [flags]",
+		Short: "run the scheduler over a trace on a simulated clock and print the metrics",
+		Long: `Run the scheduler over a trace (SWF, LWF XML, LWF lines, or bora's JSON/YAML)
+on a simulated clock and print the metrics of models.md section 7.
+
+A comma-separated --policy or --backfilling runs one simulation per value, in
+parallel, and prints them side by side.`,
+		Example: `  bora simulate --trace testdata/traces/sdsc-blue-30days.swf \
+      --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512
+  bora simulate --trace t.swf --policy MOV,MLIP,MOML -o json --report out/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.trace, "trace", "", "trace file: .swf, .lwf (XML or lines), .json, .yaml (required)")
+	fl.StringArrayVar(&f.inject, "inject", nil, "add the leases of this file as local leases (repeatable)")
+	fl.StringVar(&f.configFile, "config", "", "bora config file (YAML); flags override it")
+	fl.IntVar(&f.hosts, "hosts", 0, "number of simulated hosts (default from config: 144)")
+	fl.Float64Var(&f.hostCPU, "host-cpu", 0, "cores per host (default 1)")
+	fl.Int64Var(&f.hostMemory, "host-memory", 0, "MB per host (default 1024)")
+	fl.StringVar(&f.policies, "policy", "", "preemption policy NOP|MOV|MLIP|MOML; a comma list runs a sweep")
+	fl.StringVar(&f.backfillings, "backfilling", "", "conservative|aggressive|none; a comma list runs a sweep")
+	fl.Float64Var(&f.suspendRate, "suspend-rate", 0, "suspension rate s in MB/s")
+	fl.Float64Var(&f.resumeRate, "resume-rate", 0, "resumption rate r in MB/s")
+	fl.StringArrayVar(&f.sets, "set", nil, "set any config key, e.g. scheduler.suspension=none (repeatable)")
+	fl.StringVarP(&f.output, "output", "o", "table", "output: table or json")
+	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation plots (SVG, PNG) here")
+	fl.BoolVar(&f.check, "check-invariants", true, "check after every decision that no host is over capacity")
+	return cmd
+}
+
+func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
+	if f.trace == "" {
+		return usage("--trace is required")
+	}
+	if f.output != "table" && f.output != "json" {
+		return usage("-o: unknown output %q (want table or json)", f.output)
+	}
+	cfg, opts, err := simulationConfig(cmd, f)
+	if err != nil {
+		return err
+	}
+	runs, err := sweep(cfg, f, opts)
+	if err != nil {
+		return err
+	}
+	reqs, err := loadTraces(f, cfg.Workload)
+	if err != nil {
+		return usageError{err}
+	}
+	reports, err := runAll(runs, reqs)
+	if err != nil {
+		return err
+	}
+	if f.reportDir != "" {
+		if err := report.WriteDir(f.reportDir, reports...); err != nil {
+			return err
+		}
+	}
+	return writeReports(cmd.OutOrStdout(), f.output, reports)
+}
+
+// simulationConfig is the config file with the flags applied over it.
+func simulationConfig(cmd *cobra.Command, f *simulateFlags) (config.Config, map[string]string, error) {
+	cfg := config.Default()
+	if f.configFile != "" {
+		c, err := config.Load(f.configFile)
+		if err != nil {
+			return cfg, nil, usageError{err}
+		}
+		cfg = c
+	}
+	opts := map[string]string{}
+	set := func(key, value string) error {
+		opts[key] = value
+		if err := cfg.Set(key, value); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+	flagKeys := []struct{ flag, key string }{
+		{"hosts", "cluster.hosts"}, {"host-cpu", "cluster.cpu"}, {"host-memory", "cluster.memory"},
+		{"suspend-rate", "scheduler.overheads.suspend_rate"}, {"resume-rate", "scheduler.overheads.resume_rate"},
+	}
+	for _, fk := range flagKeys {
+		if fl := cmd.Flags().Lookup(fk.flag); fl.Changed {
+			if err := set(fk.key, fl.Value.String()); err != nil {
+				return cfg, nil, err
+			}
+		}
+	}
+	for _, kv := range f.sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return cfg, nil, usage("--set %q: want key=value", kv)
+		}
+		if !strings.Contains(k, ".") || strings.HasPrefix(k, "overheads.") || strings.HasPrefix(k, "preemption.") {
+			if _, local := map[string]bool{"cluster": true, "workload": true}[strings.SplitN(k, ".", 2)[0]]; !local {
+				k = "scheduler." + k
+			}
+		}
+		if err := set(k, v); err != nil {
+			return cfg, nil, err
+		}
+	}
+	cfg.Scheduler.CheckInvariants = cfg.Scheduler.CheckInvariants || f.check
+	opts["check_invariants"] = strconv.FormatBool(cfg.Scheduler.CheckInvariants)
+	if err := cfg.Validate(); err != nil {
+		return cfg, nil, usageError{err}
+	}
+	cfg.Workload.SuspensionOff = cfg.Workload.SuspensionOff || cfg.Scheduler.Suspension == "none"
+	return cfg, opts, nil
+}
+
+// loadTraces reads the trace and the injected local leases.
+func loadTraces(f *simulateFlags, opt workload.Options) ([]scheduler.Request, error) {
+	t, err := workload.ReadFile(f.trace, opt)
+	if err != nil {
+		return nil, err
+	}
+	reqs := t.Requests
+	for _, path := range f.inject {
+		o := opt
+		o.ForceOrigin = scheduler.Local
+		it, err := workload.ReadFile(path, o)
+		if err != nil {
+			return nil, err
+		}
+		reqs = append(reqs, it.Requests...)
+	}
+	workload.SortByArrival(reqs)
+	return reqs, nil
+}
+
+// sweep expands comma lists of policies and backfilling modes into runs.
+func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.Config, error) {
+	policies := splitList(f.policies, string(cfg.Scheduler.Policy))
+	backfills := splitList(f.backfillings, cfg.Scheduler.Backfilling)
+	trace := f.trace
+	if len(f.inject) > 0 {
+		trace += " + " + strings.Join(f.inject, " + ")
+	}
+	var runs []sim.Config
+	for _, p := range policies {
+		for _, b := range backfills {
+			c := cfg.Scheduler
+			if err := c.Set("preemption.policy", p); err != nil {
+				return nil, usageError{err}
+			}
+			c.Backfilling = b
+			if err := c.Validate(); err != nil {
+				return nil, usageError{err}
+			}
+			o := map[string]string{"preemption.policy": string(c.Policy), "backfilling": b}
+			for k, v := range opts {
+				o[k] = v
+			}
+			name := string(c.Policy)
+			if len(backfills) > 1 {
+				name += "/" + b
+			}
+			runs = append(runs, sim.Config{Name: name, Trace: trace, Cluster: cfg.Cluster, Scheduler: c, Options: o})
+		}
+	}
+	return runs, nil
+}
+
+func splitList(v, def string) []string {
+	if v == "" {
+		return []string{def}
+	}
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// runAll runs the simulations in parallel, keeping their order.
+func runAll(runs []sim.Config, reqs []scheduler.Request) ([]*report.Report, error) {
+	reports := make([]*report.Report, len(runs))
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			reports[i], errs[i] = sim.Run(runs[i], reqs)
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", runs[i].Name, err)
+		}
+	}
+	return reports, nil
+}
+
+func writeReports(w io.Writer, output string, reports []*report.Report) error {
+	if output == "json" {
+		return report.WriteJSON(w, reports...)
+	}
+	return report.WriteTable(w, reports...)
+}

@@ -1,0 +1,200 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/sim"
+	"github.com/bora-sched/bora/workload"
+)
+
+// Config is everything a bora configuration file sets.
+type Config struct {
+	Scheduler scheduler.Config
+	Cluster   sim.Cluster      // the simulated cluster (bora simulate)
+	Workload  workload.Options // how traces become leases
+}
+
+// Default is the configuration with nothing set: the reference values of
+// models.md, 144 single-core hosts of 1024 MB (the SDSC Blue Horizon
+// experiments), and the trace defaults of formats.md.
+func Default() Config {
+	return Config{
+		Scheduler: scheduler.DefaultConfig(),
+		Cluster:   sim.Cluster{Hosts: 144, CPU: 100, Memory: 1024},
+		Workload:  workload.DefaultOptions(),
+	}
+}
+
+// Error is a problem with one key of a configuration file.
+type Error struct {
+	File string
+	Line int
+	Key  string // dotted path, e.g. scheduler.overheads.suspend_rate
+	Err  error
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return fmt.Sprintf("%s: %s: %v", loc, e.Key, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrUnknownKey is wrapped by an Error for a key bora does not know.
+var ErrUnknownKey = errors.New("unknown key")
+
+// Load reads and validates a configuration file; on any error nothing of
+// it is used.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return Parse(data, path)
+}
+
+// Parse reads a configuration from YAML; name is used in errors. Every key
+// is checked: unknown keys are errors naming the key and its line.
+func Parse(data []byte, name string) (Config, error) {
+	c := Default()
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return Config{}, &Error{File: name, Key: "(document)", Err: err}
+	}
+	if len(root.Content) == 0 {
+		return c, nil
+	}
+	if err := c.walk(root.Content[0], "", name); err != nil {
+		return Config{}, err
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, &Error{File: name, Key: "(validation)", Err: err}
+	}
+	return c, nil
+}
+
+// walk applies every leaf of a YAML mapping as a dotted key.
+func (c *Config) walk(n *yaml.Node, prefix, file string) error {
+	if n.Kind != yaml.MappingNode {
+		return &Error{File: file, Line: n.Line, Key: strings.TrimSuffix(prefix, "."), Err: errors.New("expected a mapping of keys")}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := prefix + k.Value
+		switch v.Kind {
+		case yaml.MappingNode:
+			if err := c.walk(v, key+".", file); err != nil {
+				return err
+			}
+		case yaml.ScalarNode:
+			if err := c.Set(key, v.Value); err != nil {
+				return &Error{File: file, Line: k.Line, Key: key, Err: errors.Unwrap(err)}
+			}
+		default:
+			return &Error{File: file, Line: k.Line, Key: key, Err: errors.New("expected a single value")}
+		}
+	}
+	return nil
+}
+
+// Set changes one setting by its dotted key (scheduler.*, cluster.*,
+// workload.*), as `--set key=value` does.
+func (c *Config) Set(key, value string) error {
+	wrap := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	if rest, ok := strings.CutPrefix(key, "scheduler."); ok {
+		if err := c.Scheduler.Set(rest, value); err != nil {
+			if errors.Is(err, scheduler.ErrUnknownSetting) {
+				return wrap(fmt.Errorf("%w (see the sample config for the keys)", ErrUnknownKey))
+			}
+			return wrap(errors.Unwrap(err))
+		}
+		return nil
+	}
+	f, ok := local[key]
+	if !ok {
+		return wrap(fmt.Errorf("%w (known sections: scheduler, cluster, workload; keys: %s)", ErrUnknownKey, strings.Join(localKeys(), ", ")))
+	}
+	return wrap(f(c, value))
+}
+
+var local = map[string]func(*Config, string) error{
+	"cluster.hosts": func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", v)
+		}
+		c.Cluster.Hosts = n
+		return nil
+	},
+	"cluster.cpu":            cores(func(c *Config) *int64 { return &c.Cluster.CPU }),
+	"cluster.memory":         megabytes(func(c *Config) *int64 { return &c.Cluster.Memory }),
+	"workload.cpu_per_vm":    cores(func(c *Config) *int64 { return &c.Workload.CPUPerVM }),
+	"workload.memory_per_vm": megabytes(func(c *Config) *int64 { return &c.Workload.MemoryPerVM }),
+	"workload.suspension_off": func(c *Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		c.Workload.SuspensionOff = b
+		return nil
+	},
+}
+
+func localKeys() []string {
+	keys := make([]string, 0, len(local))
+	for k := range local {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// cores reads a number of cores (e.g. 1, 0.5) into hundredths of a core.
+func cores(field func(*Config) *int64) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			return fmt.Errorf("%q is not a positive number of cores", v)
+		}
+		*field(c) = int64(f*100 + 0.5)
+		return nil
+	}
+}
+
+func megabytes(field func(*Config) *int64) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%q is not a positive number of MB", v)
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+// Validate checks every section.
+func (c Config) Validate() error {
+	if err := c.Scheduler.Validate(); err != nil {
+		return fmt.Errorf("scheduler.%w", err)
+	}
+	if err := c.Cluster.Validate(); err != nil {
+		return fmt.Errorf("cluster.%w", err)
+	}
+	return nil
+}

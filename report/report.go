@@ -1,0 +1,82 @@
+package report
+
+// Report is what one simulation run produced. Times are seconds from the
+// simulation start.
+type Report struct {
+	Name    string            `json:"name"`    // e.g. the preemption policy of this run in a sweep
+	Trace   string            `json:"trace"`   // the trace file(s)
+	Hosts   int               `json:"hosts"`   // hosts simulated
+	Options map[string]string `json:"options"` // the settings that made this run (key=value)
+	Metrics Metrics           `json:"metrics"`
+	Leases  []Lease           `json:"leases"`
+	// Gantt holds every reservation that was enacted (what ran where).
+	Gantt []Interval `json:"-"`
+	// Utilisation samples the share of CPU in use over time.
+	Utilisation []Sample `json:"-"`
+}
+
+// Lease is one lease's outcome.
+type Lease struct {
+	ID          uint64   `json:"id"`
+	Name        string   `json:"name,omitempty"`
+	Kind        string   `json:"kind"`
+	Class       string   `json:"class"`
+	Origin      string   `json:"origin"`
+	VMs         int      `json:"vms"`
+	State       string   `json:"state"`
+	SubmitS     float64  `json:"submit_s"`
+	StartS      *float64 `json:"start_s"` // null when it never started
+	EndS        *float64 `json:"end_s"`   // null when it never ended
+	Hosts       []int    `json:"hosts"`
+	Preemptions int      `json:"preemptions"`
+	OverheadS   float64  `json:"overhead_s"`
+	Reason      string   `json:"reason,omitempty"`
+	RequestedS  float64  `json:"requested_s"`
+	RealS       float64  `json:"real_s"`
+}
+
+// OpCount counts preempted leases and VMs for one operation.
+type OpCount struct {
+	Leases int `json:"leases"`
+	VMs    int `json:"vms"`
+}
+
+// Metrics are those of models.md section 7.
+type Metrics struct {
+	Leases                   int                `json:"leases"`
+	Completed                int                `json:"completed"`
+	LocalRejectionRate       float64            `json:"local_rejection_rate"`          // percent of local leases rejected
+	ExternalRejectionRate    float64            `json:"external_rejection_rate"`       // percent of external leases rejected
+	Utilisation              float64            `json:"utilisation"`                   // percent: sum v*d / (hosts*makespan)
+	UtilisationOverheadAdj   float64            `json:"utilisation_overhead_adjusted"` // percent: (1 - overhead/computation)*100
+	PreemptedLeases          int                `json:"preempted_leases"`
+	PreemptedVMs             int                `json:"preempted_vms"`
+	PreemptedByOp            map[string]OpCount `json:"preempted_by_operation"` // cancel, suspend, migrate, requeue
+	PreemptionOverheadS      float64            `json:"preemption_overhead_s"`
+	ARTS                     float64            `json:"art_s"`  // mean(completion - ready) over completed best-effort leases
+	AWRTS                    float64            `json:"awrt_s"` // sum v*d*(c-b) / sum v*d
+	MakespanS                float64            `json:"makespan_s"`
+	MigrationRate            float64            `json:"migration_rate"` // percent of migratable leases migrated
+	DeadlineMisses           int                `json:"deadline_misses"`
+	ExternalCompletedPercent float64            `json:"external_completed_percent"`
+	PreemptionSearch         map[string]int     `json:"preemption_search"`        // exact / heuristic: how many decisions used each
+	EnergyKWh                *float64           `json:"energy_kwh,omitempty"`     // nil when the run did not model energy
+	ViolationRate            *float64           `json:"violation_rate,omitempty"` // percent: (waited beyond the threshold + rejected) / requests (models.md section 4); nil without admission control
+	WallSeconds              float64            `json:"wall_s"`                   // how long the run took on this machine
+}
+
+// Interval is one reservation as it was enacted.
+type Interval struct {
+	Lease  uint64  `json:"lease"`
+	Host   int     `json:"host"`
+	Kind   string  `json:"kind"` // vm, suspend, resume, migrate, shutdown
+	Origin string  `json:"origin"`
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+}
+
+// Sample is the cluster's CPU utilisation (0..1) from T until the next sample.
+type Sample struct {
+	T    float64 `json:"t"`
+	Util float64 `json:"util"`
+}

@@ -1,0 +1,167 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bora-sched/bora/scheduler/preempt"
+)
+
+// Config holds every scheduling setting. The comments name Haizea's option
+// where bora keeps its meaning.
+type Config struct {
+	// Backfilling is conservative (every queued lease holds a reservation),
+	// aggressive (the first MaxReservations queued leases hold one) or none
+	// (first come, first served: the queue stops at the first lease that
+	// cannot start now). Haizea: backfilling.
+	Backfilling string
+	// MaxReservations is N of aggressive backfilling. Haizea:
+	// backfilling-reservations.
+	MaxReservations int
+	// Mapper chooses the hosts of a lease: pack or spread.
+	Mapper string
+	// Policy chooses which leases to preempt: NOP, MOV, MLIP or MOML.
+	Policy preempt.Policy
+	// ExactLimit is the largest number of candidate leases searched exactly.
+	ExactLimit int
+	// Suspension says which leases may be suspended: none, serial (only
+	// one-VM leases) or all. Haizea: suspension.
+	Suspension string
+	// Exclusion says which suspend/resume operations may overlap: local
+	// (operations on different hosts may run at once) or global (one at a
+	// time on the whole cluster). Haizea: suspendresume-exclusion.
+	Exclusion string
+	// Migration says whether suspended leases may resume on other hosts:
+	// no, yes (memory images are copied) or yes-notransfer (shared storage,
+	// no copy). Haizea: migration.
+	Migration string
+	// Requeue puts cancelled (preempted cancellable) leases back in the
+	// queue from scratch instead of ending them.
+	Requeue bool
+	// ThresholdFactor F: a queued suspendable lease is not started in a gap
+	// shorter than its duration unless it can run at least F times its
+	// suspend+resume overhead there. 0 disables starting in short gaps.
+	// Haizea: scheduling-threshold-factor.
+	ThresholdFactor float64
+	// NonSchedulable is the time after now in which nothing new may be
+	// scheduled to start (immediate leases excepted). Haizea:
+	// non-schedulable-interval.
+	NonSchedulable time.Duration
+	// WakeUp, when positive, runs the best-effort queue only at multiples of
+	// this interval instead of at every event. Haizea: wakeup-interval.
+	WakeUp time.Duration
+	// Overheads is the overhead model, with Haizea's shutdown-time,
+	// enactment-overhead, override-suspend-time and override-resume-time.
+	Overheads Overheads
+	// CheckInvariants makes the slot table refuse (and report) any
+	// over-commitment as it happens, and Check() the whole table after
+	// every decision.
+	CheckInvariants bool
+}
+
+// DefaultConfig is what bora uses when nothing is set.
+func DefaultConfig() Config {
+	return Config{
+		Backfilling:     "conservative",
+		MaxReservations: 1,
+		Mapper:          "pack",
+		Policy:          preempt.MOV,
+		ExactLimit:      preempt.DefaultExactLimit,
+		Suspension:      "all",
+		Exclusion:       "local",
+		Migration:       "yes",
+		Overheads:       DefaultOverheads(),
+	}
+}
+
+func oneOf(field, v string, valid ...string) error {
+	for _, s := range valid {
+		if v == s {
+			return nil
+		}
+	}
+	return fieldErr(field, "unknown value %q (want %s)", v, strings.Join(valid, ", "))
+}
+
+// Validate reports the first setting that cannot be used, naming it.
+func (c Config) Validate() error {
+	checks := []error{
+		oneOf("backfilling", c.Backfilling, "conservative", "aggressive", "none"),
+		oneOf("suspension", c.Suspension, "none", "serial", "all"),
+		oneOf("suspendresume_exclusion", c.Exclusion, "local", "global"),
+		oneOf("migration", c.Migration, "no", "yes", "yes-notransfer"),
+		c.Overheads.Validate(),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	if _, ok := mappers[c.Mapper]; !ok {
+		return fieldErr("mapper", "unknown mapper %q (want %s)", c.Mapper, strings.Join(MapperNames(), ", "))
+	}
+	if _, err := preempt.ParsePolicy(string(c.Policy)); err != nil {
+		return fieldErr("preemption.policy", "%v", err)
+	}
+	switch {
+	case c.Backfilling == "aggressive" && c.MaxReservations < 1:
+		return fieldErr("max_reservations", "aggressive backfilling needs at least 1, got %d", c.MaxReservations)
+	case c.ExactLimit < 0 || c.ExactLimit > 24:
+		return fieldErr("preemption.exact_limit", "must be between 0 and 24, got %d", c.ExactLimit)
+	case c.ThresholdFactor < 0:
+		return fieldErr("scheduling_threshold_factor", "must not be negative, got %g", c.ThresholdFactor)
+	case c.NonSchedulable < 0:
+		return fieldErr("non_schedulable_interval", "must not be negative, got %s", c.NonSchedulable)
+	case c.WakeUp < 0:
+		return fieldErr("wakeup_interval", "must not be negative, got %s", c.WakeUp)
+	}
+	return nil
+}
+
+// reservationsAllowed is how many queued leases may hold a reservation.
+func (c Config) reservationsAllowed() int {
+	switch c.Backfilling {
+	case "conservative":
+		return int(^uint(0) >> 1)
+	case "aggressive":
+		return c.MaxReservations
+	}
+	return 0
+}
+
+// operationFor is what preempting l does under this configuration.
+func (c Config) operationFor(l *Lease) Operation {
+	if !l.Started() {
+		return OpUnreserve
+	}
+	canSuspend := c.Suspension == "all" || (c.Suspension == "serial" && l.Req.VMs == 1)
+	switch {
+	case l.Req.Class == Migratable && canSuspend && c.Migration != "no":
+		return OpMigrate
+	case (l.Req.Class == Suspendable || l.Req.Class == Migratable) && canSuspend:
+		return OpSuspend
+	case c.Requeue:
+		return OpRequeue
+	}
+	return OpCancel
+}
+
+// Set changes one setting from a key=value string (the keys of the config
+// file's scheduler section), as `bora simulate --set` does.
+func (c *Config) Set(key, value string) error {
+	f, ok := settable[key]
+	if !ok {
+		keys := make([]string, 0, len(settable))
+		for k := range settable {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return fmt.Errorf("%w %q (known: %s)", ErrUnknownSetting, key, strings.Join(keys, ", "))
+	}
+	if err := f(c, value); err != nil {
+		return fmt.Errorf("setting %s: %w", key, err)
+	}
+	return nil
+}

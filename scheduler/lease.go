@@ -1,0 +1,169 @@
+package scheduler
+
+import (
+	"time"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// LeaseID names a lease; the scheduler assigns them from 1 upwards.
+type LeaseID = uint64
+
+// State is where a lease is in its life (product.md "Leases").
+type State string
+
+// The lease states.
+const (
+	Pending    State = "pending"    // submitted, not yet decided
+	Rejected   State = "rejected"   // refused; Reason says why
+	Scheduled  State = "scheduled"  // holds a reservation that starts later
+	Queued     State = "queued"     // waiting in the best-effort queue without a reservation
+	Preparing  State = "preparing"  // its VMs are being started
+	Running    State = "running"    // its VMs run
+	Suspending State = "suspending" // its VMs are paused and their memory saved
+	Suspended  State = "suspended"  // saved; waiting in the queue to resume
+	Resuming   State = "resuming"   // memory images are read back
+	Migrating  State = "migrating"  // memory images are copied to other hosts
+	Done       State = "done"       // ran its full (real) duration
+	Cancelled  State = "cancelled"  // stopped by a user or by preemption
+	Failed     State = "failed"     // an enactment failure ended it
+)
+
+// Terminal reports whether a lease in state s will never change again.
+func (s State) Terminal() bool {
+	return s == Rejected || s == Done || s == Cancelled || s == Failed
+}
+
+// Operation is what preemption does to a lease.
+type Operation string
+
+// The preemption operations.
+const (
+	OpCancel    Operation = "cancel"    // VMs stopped, lease cancelled
+	OpRequeue   Operation = "requeue"   // VMs stopped, lease queued again from scratch
+	OpSuspend   Operation = "suspend"   // suspended, re-queued, resumed later anywhere
+	OpMigrate   Operation = "migrate"   // suspended and resumed on other hosts before its deadline
+	OpUnreserve Operation = "unreserve" // not started yet: its reservation is dropped and it is planned again
+)
+
+// Event is one entry of a lease's history.
+type Event struct {
+	At     time.Time
+	State  State
+	Reason Reason // why, for rejections, preemptions and failures
+	Detail string // more about the reason (e.g. the preempting lease)
+}
+
+// Lease is a request the scheduler has taken in, with its whole life.
+type Lease struct {
+	ID      LeaseID
+	Req     Request
+	State   State
+	History []Event
+	// Reason is the last reason the lease was given (rejection, preemption).
+	Reason Reason
+	Detail string
+
+	Submitted time.Time
+	Ready     time.Time     // earliest start
+	Deadline  time.Time     // zero when none
+	Remaining time.Duration // requested time still to run (what the planner knows)
+
+	FirstStart time.Time // zero until it first starts running
+	End        time.Time // when it reached a terminal state
+	Hosts      []slottable.HostID
+	// AllHosts is every host the lease ever ran on, ascending.
+	AllHosts    []slottable.HostID
+	Preemptions int
+	Migrations  int
+	// DeadlineMissed is set when a plan of the lease ends after its deadline.
+	DeadlineMissed bool
+	Overhead       time.Duration // total preemption overhead h(L) charged to it
+	Ops            map[Operation]int
+
+	plan     []phase // what is reserved for it, in time order
+	cur      int     // index of the current (or next) phase
+	entered  bool    // whether plan[cur] has begun
+	gen      uint64  // bumped when the plan changes, to drop stale wake-ups
+	migrate  bool    // its next resumption copies memory images
+	prevHost map[slottable.HostID]int
+	after    afterKind // what happens when the plan is over
+	saved    bool      // its memory images are saved: it resumes rather than starts
+	queued   bool      // it is in the best-effort queue
+}
+
+// afterKind is what happens to a lease when its plan runs out.
+type afterKind uint8
+
+const (
+	afterDone    afterKind = iota // it ran its time: done
+	afterSuspend                  // suspended: back to the queue
+	afterCancel                   // stopped by preemption: cancelled
+	afterRequeue                  // stopped by preemption: queued again from scratch
+)
+
+// Per is the resources one VM of the lease needs.
+func (l *Lease) Per() slottable.Resources {
+	return slottable.Resources{l.Req.CPU, l.Req.Memory}
+}
+
+func (l *Lease) mems() []int64 { return memories(l.Req.VMs, l.Req.Memory) }
+
+func (l *Lease) setState(at time.Time, s State, r Reason, detail string) {
+	l.State = s
+	if r != "" {
+		l.Reason, l.Detail = r, detail
+	}
+	l.History = append(l.History, Event{At: at, State: s, Reason: r, Detail: detail})
+	if s.Terminal() {
+		l.End = at
+	}
+}
+
+// Preemptable reports whether the lease may ever be preempted.
+func (l *Lease) Preemptable() bool {
+	return l.Req.Origin == External && l.Req.Class != NonPreemptable
+}
+
+// Started reports whether the lease has begun (its VMs exist).
+func (l *Lease) Started() bool { return !l.FirstStart.IsZero() || l.State == Preparing }
+
+// phase is one reserved step of a lease's plan: its VMs (or an operation on
+// them) over [start, end) on hosts.
+type phase struct {
+	kind  phaseKind
+	start time.Time
+	end   time.Time
+	hosts []slottable.HostID // one per VM
+	res   []slottable.ResID  // one per distinct host
+}
+
+type phaseKind uint8
+
+const (
+	phPrepare  phaseKind = iota // starting the VMs (enactment overhead)
+	phRun                       // the VMs compute
+	phSuspend                   // pause and save
+	phMigrate                   // copy images to the new hosts
+	phResume                    // restore and unpause
+	phStop                      // stop the VMs (cancel)
+	phShutdown                  // orderly shutdown after the run
+)
+
+func (k phaseKind) slot() slottable.Kind {
+	switch k {
+	case phSuspend:
+		return slottable.KindSuspend
+	case phMigrate:
+		return slottable.KindMigrate
+	case phResume:
+		return slottable.KindResume
+	case phStop, phShutdown:
+		return slottable.KindShutdown
+	}
+	return slottable.KindVM
+}
+
+func (k phaseKind) String() string {
+	return [...]string{"prepare", "vm", "suspend", "migrate", "resume", "stop", "shutdown"}[k]
+}

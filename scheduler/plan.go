@@ -1,0 +1,253 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// step of a plan before it is laid out in time.
+type stepSpec struct {
+	kind phaseKind
+	d    time.Duration
+}
+
+// steps is what lease l needs reserved from its next start: starting or
+// resuming (copying first when it migrates), its remaining run, and the
+// shutdown.
+func (s *Scheduler) steps(l *Lease) ([]stepSpec, time.Duration) {
+	o := s.cfg.Overheads
+	var sp []stepSpec
+	if l.saved {
+		if l.migrate && s.cfg.Migration == "yes" {
+			sp = append(sp, stepSpec{phMigrate, o.Copy(l.mems())})
+		}
+		sp = append(sp, stepSpec{phResume, o.Resume(l.mems())})
+	} else if o.Enactment > 0 {
+		sp = append(sp, stepSpec{phPrepare, o.Enactment})
+	}
+	sp = append(sp, stepSpec{phRun, l.Remaining})
+	if o.Shutdown > 0 {
+		sp = append(sp, stepSpec{phShutdown, o.Shutdown})
+	}
+	var total time.Duration
+	for _, st := range sp {
+		total += st.d
+	}
+	return sp, total
+}
+
+// placement is where and when a lease's plan starts.
+type placement struct {
+	start time.Time
+	hosts []slottable.HostID // one per VM
+}
+
+// find looks for the earliest placement of lease l starting in
+// [from, until] (until zero: no limit) lasting d, with the reservations
+// ignore reports true for treated as gone.
+func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignore func(slottable.Reservation) bool) (placement, bool) {
+	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: from, Until: until, Ignore: ignore}
+	restrict := s.cfg.Migration == "no" && l.saved && len(l.prevHost) > 0
+	if restrict {
+		q.Hosts = func(h slottable.HostID) bool { return l.prevHost[h] > 0 }
+	}
+	for tries := 0; tries < 64; tries++ {
+		fit, ok := s.table.EarliestFit(q)
+		if !ok {
+			return placement{}, false
+		}
+		opts, total := s.options(l, fit, d, restrict)
+		if total >= l.Req.VMs {
+			return placement{start: fit.Start, hosts: s.mapper(opts, l.Req.VMs)}, true
+		}
+		next, ok := s.table.NextChangeAfter(fit.Start)
+		if !ok || (!until.IsZero() && next.After(until)) {
+			return placement{}, false
+		}
+		q.From = next
+	}
+	return placement{}, false
+}
+
+// options turns a fit into the mapper's host options, capping each host at
+// the VMs the lease had there when it must resume on the same hosts.
+func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restrict bool) ([]HostOption, int) {
+	opts := make([]HostOption, 0, len(fit.Counts))
+	total := 0
+	for _, c := range fit.Counts {
+		n := c.Count
+		if restrict {
+			n = min(n, l.prevHost[c.Host])
+		}
+		if n <= 0 {
+			continue
+		}
+		busy := s.table.Used(c.Host, fit.Start, fit.Start.Add(time.Nanosecond))[slottable.CPU] > 0
+		opts = append(opts, HostOption{Host: c.Host, Count: n, Busy: busy})
+		total += n
+	}
+	return opts, total
+}
+
+// build lays out lease l's steps from p.start on p.hosts and reserves them.
+func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
+	l.gen++
+	l.plan, l.cur, l.entered = l.plan[:0], 0, false
+	t := p.start
+	for _, st := range sp {
+		if st.d <= 0 {
+			continue
+		}
+		ph := phase{kind: st.kind, start: t, end: t.Add(st.d), hosts: p.hosts}
+		if err := s.reserve(l, &ph); err != nil {
+			s.unplan(l)
+			return err
+		}
+		l.plan = append(l.plan, ph)
+		t = ph.end
+	}
+	if len(l.plan) > 0 {
+		s.push(l, l.plan[0].start)
+	}
+	return nil
+}
+
+// reserve adds one reservation per distinct host of phase ph.
+func (s *Scheduler) reserve(l *Lease, ph *phase) error {
+	count := map[slottable.HostID]int64{}
+	var order []slottable.HostID
+	for _, h := range ph.hosts {
+		if count[h] == 0 {
+			order = append(order, h)
+		}
+		count[h]++
+	}
+	for _, h := range order {
+		res := slottable.Resources{l.Req.CPU * count[h], l.Req.Memory * count[h]}
+		for len(res) < s.table.Dims() {
+			res = append(res, 0)
+		}
+		id, err := s.table.Add(slottable.Reservation{Lease: l.ID, Host: h, Kind: ph.kind.slot(),
+			Start: ph.start, End: ph.end, Res: res})
+		if err != nil {
+			for _, r := range ph.res {
+				_ = s.table.Remove(r)
+			}
+			ph.res = nil
+			return fmt.Errorf("lease %d: reserving %s on host %d: %w", l.ID, ph.kind, h, err)
+		}
+		ph.res = append(ph.res, id)
+	}
+	return nil
+}
+
+// unplan drops every reservation of lease l that has not begun; a phase in
+// progress is kept.
+func (s *Scheduler) unplan(l *Lease) {
+	keep := 0
+	if l.entered {
+		keep = l.cur + 1
+	}
+	for i := keep; i < len(l.plan); i++ {
+		for _, id := range l.plan[i].res {
+			_ = s.table.Remove(id)
+		}
+	}
+	l.plan = l.plan[:min(keep, len(l.plan))]
+	l.gen++
+	if keep > 0 {
+		s.push(l, l.plan[l.cur].end)
+	}
+}
+
+// cut shortens the phase lease l is in (or the run phase that contains at)
+// so that it ends at at, and drops every phase after it. Phases that have
+// not begun by at are dropped.
+func (s *Scheduler) cut(l *Lease, at time.Time) {
+	i := l.cur
+	for i < len(l.plan) && !l.plan[i].end.After(at) {
+		i++
+	}
+	// Phases from i on end after at: shorten the one that has begun by at,
+	// drop the rest.
+	last := i
+	begun := i < len(l.plan) && i == l.cur && l.entered
+	if i < len(l.plan) && begun && !l.plan[i].start.Before(at) {
+		// It begins right now: keep it, empty, so that it ends at once.
+		for _, id := range l.plan[i].res {
+			_ = s.table.Remove(id)
+		}
+		l.plan[i].res, l.plan[i].end = nil, at
+		last = i + 1
+	} else if i < len(l.plan) && l.plan[i].start.Before(at) {
+		ph := &l.plan[i]
+		for _, id := range ph.res {
+			if err := s.table.SetEnd(id, at); err != nil {
+				s.log.WithError(err).WithField("lease_id", l.ID).Error("shortening reservation")
+			}
+		}
+		ph.end = at
+		last = i + 1
+	}
+	for j := last; j < len(l.plan); j++ {
+		for _, id := range l.plan[j].res {
+			_ = s.table.Remove(id)
+		}
+	}
+	l.plan = l.plan[:last]
+	l.gen++
+	if l.cur < len(l.plan) {
+		if l.entered {
+			s.push(l, l.plan[l.cur].end)
+		} else {
+			s.push(l, l.plan[l.cur].start)
+		}
+	}
+}
+
+// appendPhase adds a phase of kind k over [from, to) on hosts to the end of
+// lease l's plan.
+func (s *Scheduler) appendPhase(l *Lease, k phaseKind, from, to time.Time, hosts []slottable.HostID) error {
+	if !to.After(from) {
+		return nil
+	}
+	ph := phase{kind: k, start: from, end: to, hosts: hosts}
+	if err := s.reserve(l, &ph); err != nil {
+		return err
+	}
+	l.plan = append(l.plan, ph)
+	if l.cur == len(l.plan)-1 && !l.entered {
+		s.push(l, from)
+	}
+	return nil
+}
+
+// runPhase returns the index of the run phase of l's plan that contains t
+// (start <= t < end), or -1.
+func (l *Lease) runPhase(t time.Time) int {
+	for i := l.cur; i < len(l.plan); i++ {
+		p := l.plan[i]
+		if p.kind == phRun && !p.start.After(t) && p.end.After(t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// plannedEnd is when the lease's current plan ends (zero without one).
+func (l *Lease) plannedEnd() time.Time {
+	if len(l.plan) == 0 {
+		return time.Time{}
+	}
+	return l.plan[len(l.plan)-1].end
+}
+
+// PlannedStart is when the lease's plan begins (zero without one).
+func (l *Lease) PlannedStart() time.Time {
+	if l.cur >= len(l.plan) {
+		return time.Time{}
+	}
+	return l.plan[l.cur].start
+}

@@ -1,0 +1,21 @@
+package scheduler
+
+// Reason is why the scheduler said no to a lease, or did something to it.
+// The values are stable: the API and `bora lease show` display them.
+type Reason string
+
+// The reasons.
+const (
+	ReasonInvalid          Reason = "invalid-request"     // the request failed validation
+	ReasonTooLarge         Reason = "larger-than-cluster" // no placement could ever hold it
+	ReasonNoCapacity       Reason = "no-capacity"         // does not fit in its interval, even with preemption
+	ReasonNoPreemption     Reason = "preemption-disabled" // would fit only by preempting, and the policy is NOP
+	ReasonDeadline         Reason = "deadline-infeasible" // cannot end before its deadline
+	ReasonTooSoon          Reason = "inside-non-schedulable-interval"
+	ReasonStartPassed      Reason = "start-in-the-past"   // an advance reservation whose start has passed
+	ReasonSuspendTooLate   Reason = "preemption-too-slow" // preempting would not finish before the start
+	ReasonPreempted        Reason = "preempted"           // preempted by another lease (Detail names it)
+	ReasonCancelledByUser  Reason = "cancelled-by-user"   // cancelled through the API
+	ReasonDeadlineMissed   Reason = "deadline-missed"     // resumed too late to end before the deadline
+	ReasonEnactmentFailure Reason = "enactment-failed"    // the driver reported a failure
+)

@@ -1,0 +1,133 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+)
+
+// Kind is when a lease may start.
+type Kind string
+
+// The lease kinds of models.md section 1.
+const (
+	AdvanceReservation Kind = "advance-reservation" // exact start; accept or reject
+	Immediate          Kind = "immediate"           // start now or reject
+	BestEffort         Kind = "best-effort"         // queued; any time after ready time
+	Deadline           Kind = "deadline"            // any time, must end by the deadline
+)
+
+// Class is what preempting a lease does to it.
+type Class string
+
+// The preemption classes of models.md section 1.
+const (
+	Cancellable    Class = "cancellable"
+	Suspendable    Class = "suspendable"
+	Migratable     Class = "migratable"
+	NonPreemptable Class = "non-preemptable"
+)
+
+// Origin says whose lease it is: the cluster's own users (local) or guests
+// arriving through a gateway (external).
+type Origin string
+
+// The origins.
+const (
+	Local    Origin = "local"
+	External Origin = "external"
+)
+
+// Request is what a user (or a trace) asks for. Times are offsets from the
+// scheduler's epoch (the simulation start, or the daemon's Unix epoch).
+type Request struct {
+	Name     string // trace job number or user label
+	User     string
+	Arrival  time.Duration // when the request is submitted
+	Kind     Kind
+	Start    time.Duration // AR: exact start; others: earliest start (ready time), 0 = arrival
+	Duration time.Duration // requested
+	Real     time.Duration // actual run time; 0 = the requested duration
+	Deadline time.Duration // 0 = none
+	VMs      int
+	CPU      int64 // per VM, hundredths of a core
+	Memory   int64 // per VM, MB
+	Image    string
+	Class    Class
+	Origin   Origin
+}
+
+// ReadyTime is the earliest moment the lease may start.
+func (r Request) ReadyTime() time.Duration {
+	if r.Start > r.Arrival {
+		return r.Start
+	}
+	return r.Arrival
+}
+
+// RealDuration is how long the lease really runs (unknown to the planner).
+func (r Request) RealDuration() time.Duration {
+	if r.Real <= 0 || r.Real > r.Duration {
+		return r.Duration
+	}
+	return r.Real
+}
+
+// Validate reports the first field of r that makes no sense, naming it.
+func (r Request) Validate() error {
+	switch {
+	case r.VMs < 1:
+		return fieldErr("vms", "must be at least 1, got %d", r.VMs)
+	case r.CPU < 0:
+		return fieldErr("cpu", "must not be negative, got %d", r.CPU)
+	case r.Memory < 0:
+		return fieldErr("memory", "must not be negative, got %d", r.Memory)
+	case r.Duration <= 0:
+		return fieldErr("duration", "must be positive, got %s", r.Duration)
+	case r.Arrival < 0:
+		return fieldErr("arrival", "must not be negative, got %s", r.Arrival)
+	case r.Real < 0:
+		return fieldErr("real_duration", "must not be negative, got %s", r.Real)
+	}
+	switch r.Kind {
+	case AdvanceReservation:
+		if r.Start < r.Arrival {
+			return fieldErr("start", "an advance reservation must start at or after its arrival (%s < %s)", r.Start, r.Arrival)
+		}
+	case Immediate, BestEffort:
+	case Deadline:
+		if r.Deadline <= 0 {
+			return fieldErr("deadline", "a deadline lease needs a deadline")
+		}
+	default:
+		return fieldErr("kind", "unknown kind %q (want advance-reservation, immediate, best-effort or deadline)", r.Kind)
+	}
+	if r.Deadline > 0 && r.Deadline < r.ReadyTime()+r.Duration {
+		return fieldErr("deadline", "%s is before the earliest possible end %s", r.Deadline, r.ReadyTime()+r.Duration)
+	}
+	switch r.Class {
+	case Cancellable, Suspendable, Migratable, NonPreemptable:
+	default:
+		return fieldErr("class", "unknown class %q (want cancellable, suspendable, migratable or non-preemptable)", r.Class)
+	}
+	switch r.Origin {
+	case Local, External:
+	default:
+		return fieldErr("origin", "unknown origin %q (want local or external)", r.Origin)
+	}
+	if r.Origin == Local && r.Class != NonPreemptable {
+		return fieldErr("class", "local leases are always non-preemptable, got %q", r.Class)
+	}
+	return nil
+}
+
+// FieldError is a request field that is not acceptable.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,414 @@
+package scheduler
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// Scheduler decides when and where leases run. It owns a slot table and
+// the leases; it never reads the wall clock: every call says what time it
+// is, and the caller (the simulator or the daemon) enacts the Actions it
+// returns. It is not safe for concurrent use: one loop owns it.
+type Scheduler struct {
+	cfg    Config
+	table  *slottable.Table
+	epoch  time.Time
+	mapper Mapper
+	log    *logrus.Entry
+
+	leases    map[LeaseID]*Lease
+	ids       []LeaseID // every lease, in submission order
+	nextID    LeaseID
+	queue     []LeaseID // best-effort leases waiting (queued, planned, suspended), in priority order
+	wake      wakeHeap
+	out       []Action
+	dirty     bool // the queue must be planned again
+	decisions int
+	now       time.Time
+
+	// Record, when set, receives every reservation as it ends or is cut
+	// short: what really held each host.
+	Record func(Interval)
+	stats  Stats
+}
+
+// Stats counts the scheduler's decisions.
+type Stats struct {
+	Preemptions int            // preemption decisions that preempted something
+	Search      map[string]int // preemption searches by method (exact, heuristic)
+	Replans     int            // full passes over the queue
+}
+
+// Interval is a reservation as it was used.
+type Interval struct {
+	Lease      LeaseID
+	Host       slottable.HostID
+	Kind       string // prepare, vm, suspend, migrate, resume, stop, shutdown
+	Start, End time.Time
+	VMs        int
+	CPU        int64 // total on the host
+}
+
+// New builds a scheduler over table, whose times are offsets from epoch.
+func New(cfg Config, table *slottable.Table, epoch time.Time, log *logrus.Entry) (*Scheduler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		l := logrus.New()
+		l.SetLevel(logrus.WarnLevel)
+		log = logrus.NewEntry(l)
+	}
+	table.SetChecking(cfg.CheckInvariants)
+	return &Scheduler{
+		cfg: cfg, table: table, epoch: epoch, mapper: mappers[cfg.Mapper],
+		log:    log.WithField("component", "scheduler"),
+		leases: map[LeaseID]*Lease{}, nextID: 1,
+		stats: Stats{Search: map[string]int{}},
+	}, nil
+}
+
+// Config is the configuration the scheduler runs with.
+func (s *Scheduler) Config() Config { return s.cfg }
+
+// Table is the scheduler's slot table (read it, do not change it).
+func (s *Scheduler) Table() *slottable.Table { return s.table }
+
+// Stats returns the decision counters.
+func (s *Scheduler) Stats() Stats { return s.stats }
+
+// Lease returns the lease with that ID, or nil.
+func (s *Scheduler) Lease(id LeaseID) *Lease { return s.leases[id] }
+
+// Leases returns every lease in submission order.
+func (s *Scheduler) Leases() []*Lease {
+	out := make([]*Lease, len(s.ids))
+	for i, id := range s.ids {
+		out[i] = s.leases[id]
+	}
+	return out
+}
+
+// QueueLen is how many best-effort leases wait.
+func (s *Scheduler) QueueLen() int { return len(s.queue) }
+
+// At converts an offset from the epoch into a time.
+func (s *Scheduler) At(d time.Duration) time.Time { return s.epoch.Add(d) }
+
+// NextEvent is the next time at which the scheduler has something to do
+// (a reservation boundary or a wake-up tick); false when nothing is planned.
+func (s *Scheduler) NextEvent() (time.Time, bool) {
+	for len(s.wake) > 0 {
+		w := s.wake[0]
+		if l := s.leases[w.lease]; l != nil && l.gen == w.gen {
+			next := w.at
+			if t, ok := s.nextTick(); ok && t.Before(next) {
+				next = t
+			}
+			return next, true
+		}
+		heap.Pop(&s.wake)
+	}
+	return s.nextTick()
+}
+
+func (s *Scheduler) nextTick() (time.Time, bool) {
+	if !s.dirty || s.cfg.WakeUp <= 0 {
+		return time.Time{}, false
+	}
+	n := s.now.Sub(s.epoch)/s.cfg.WakeUp + 1
+	return s.epoch.Add(n * s.cfg.WakeUp), true
+}
+
+func (s *Scheduler) onTick(now time.Time) bool {
+	return s.cfg.WakeUp <= 0 || now.Sub(s.epoch)%s.cfg.WakeUp == 0
+}
+
+// Advance moves the scheduler to now: reservations that begin or end by
+// now take effect, and the queue is planned again where capacity changed.
+// It returns what must be enacted.
+func (s *Scheduler) Advance(now time.Time) []Action {
+	s.setNow(now)
+	s.run(now)
+	return s.flush()
+}
+
+func (s *Scheduler) setNow(now time.Time) {
+	if now.After(s.now) {
+		s.now = now
+	}
+}
+
+func (s *Scheduler) flush() []Action {
+	out := s.out
+	s.out = nil
+	return out
+}
+
+// run processes every wake-up due by now and re-plans when needed, until
+// nothing more is due.
+func (s *Scheduler) run(now time.Time) {
+	for {
+		for len(s.wake) > 0 && !s.wake[0].at.After(now) {
+			w := heap.Pop(&s.wake).(wakeup)
+			if l := s.leases[w.lease]; l != nil && l.gen == w.gen {
+				s.step(l, now)
+			}
+		}
+		if s.dirty && s.onTick(now) {
+			s.dirty = false
+			s.replan(now)
+		}
+		if len(s.wake) == 0 || s.wake[0].at.After(now) {
+			break
+		}
+	}
+	s.check()
+}
+
+// checkEvery is how many decisions pass between two full walks of the slot
+// table by the invariant checker. In between, the table itself refuses any
+// reservation that would over-commit a host (checking mode), so a broken
+// invariant is caught at the decision that breaks it either way.
+const checkEvery = 512
+
+func (s *Scheduler) check() {
+	if !s.cfg.CheckInvariants {
+		return
+	}
+	s.decisions++
+	if s.decisions%checkEvery == 0 {
+		s.mustCheck()
+	}
+}
+
+// Check walks the whole slot table and the leases' plans, and reports the
+// first broken invariant: a host over capacity at some time, a lease whose
+// reservations the table does not hold.
+func (s *Scheduler) Check() error {
+	if err := s.table.Check(); err != nil {
+		return err
+	}
+	for _, id := range s.ids {
+		l := s.leases[id]
+		for i := l.cur; i < len(l.plan); i++ {
+			for _, r := range l.plan[i].res {
+				if _, ok := s.table.Get(r); !ok {
+					return fmt.Errorf("lease %d: phase %s holds reservation %d the table does not have", id, l.plan[i].kind, r)
+				}
+			}
+		}
+		if l.State.Terminal() && len(l.plan) > 0 {
+			return fmt.Errorf("lease %d is %s but still has a plan", id, l.State)
+		}
+	}
+	return nil
+}
+
+func (s *Scheduler) mustCheck() {
+	if err := s.Check(); err != nil {
+		panic(fmt.Sprintf("bora: scheduler invariant broken: %v", err))
+	}
+}
+
+// step moves lease l through the phases of its plan that are due by now.
+func (s *Scheduler) step(l *Lease, now time.Time) {
+	for l.cur < len(l.plan) {
+		p := &l.plan[l.cur]
+		if !l.entered {
+			if p.start.After(now) {
+				s.push(l, p.start)
+				return
+			}
+			l.entered = true
+			s.enter(l, p, now)
+		}
+		if p.end.After(now) {
+			s.push(l, p.end)
+			return
+		}
+		s.leave(l, p)
+		l.cur++
+		l.entered = false
+	}
+	s.finishPlan(l, now)
+}
+
+func (s *Scheduler) push(l *Lease, at time.Time) {
+	heap.Push(&s.wake, wakeup{at: at, lease: l.ID, gen: l.gen})
+}
+
+// enter starts phase p of lease l: the lease changes state and the driver
+// is told what to do.
+func (s *Scheduler) enter(l *Lease, p *phase, now time.Time) {
+	act := Action{At: now, Lease: l.ID, Hosts: p.hosts, Until: p.end}
+	if l.queued {
+		s.removeFromQueue(l.ID) // it has begun: it no longer waits
+	}
+	switch p.kind {
+	case phPrepare:
+		l.setState(now, Preparing, "", "")
+		act.Op = ActStart
+	case phRun:
+		if l.FirstStart.IsZero() {
+			l.FirstStart = now
+		}
+		if l.cur == 0 {
+			s.emit(act, ActStart)
+		}
+		l.Hosts = p.hosts
+		l.noteHosts(p.hosts)
+		l.setState(now, Running, "", "")
+		act.Op = ActRun
+	case phSuspend:
+		l.setState(now, Suspending, "", "")
+		act.Op = ActSuspend
+	case phMigrate:
+		l.setState(now, Migrating, "", "")
+		act.Op = ActMigrate
+		act.From = l.Hosts
+	case phResume:
+		l.setState(now, Resuming, "", "")
+		act.Op = ActResume
+	case phStop:
+		act.Op = ActStop
+	case phShutdown:
+		act.Op = ActShutdown
+	}
+	s.out = append(s.out, act)
+}
+
+func (s *Scheduler) emit(a Action, op ActionOp) {
+	a.Op = op
+	s.out = append(s.out, a)
+}
+
+// leave ends phase p: what it held is recorded and released.
+func (s *Scheduler) leave(l *Lease, p *phase) {
+	switch p.kind {
+	case phRun:
+		l.Remaining -= p.end.Sub(p.start)
+		if l.Remaining < 0 {
+			l.Remaining = 0
+		}
+	case phResume:
+		l.saved, l.migrate = false, false
+	}
+	s.release(l, p)
+}
+
+// release records what phase p used and removes its reservations.
+func (s *Scheduler) release(l *Lease, p *phase) {
+	for _, id := range p.res {
+		r, ok := s.table.Get(id)
+		if !ok {
+			continue
+		}
+		if s.Record != nil && r.End.After(r.Start) {
+			vms := 0
+			if l.Req.CPU > 0 {
+				vms = int(r.Res[slottable.CPU] / l.Req.CPU)
+			}
+			s.Record(Interval{Lease: l.ID, Host: r.Host, Kind: p.kind.String(),
+				Start: r.Start, End: r.End, VMs: vms, CPU: r.Res[slottable.CPU]})
+		}
+		if err := s.table.Remove(id); err != nil {
+			s.log.WithError(err).WithField("lease_id", l.ID).Error("removing reservation")
+		}
+	}
+	p.res = nil
+}
+
+// finishPlan is called when lease l has gone through its whole plan.
+func (s *Scheduler) finishPlan(l *Lease, now time.Time) {
+	l.plan, l.cur, l.entered = nil, 0, false
+	l.gen++
+	switch l.after {
+	case afterDone:
+		l.Remaining = 0
+		l.setState(now, Done, "", "")
+		if len(s.queue) > 0 {
+			s.dirty = true // its hosts are free: queued leases may start
+		}
+		s.emit(Action{At: now, Lease: l.ID, Hosts: l.Hosts}, ActDone)
+	case afterCancel:
+		l.setState(now, Cancelled, ReasonPreempted, l.Detail)
+	case afterRequeue:
+		l.Remaining = l.Req.Duration
+		l.after = afterDone
+		l.setState(now, Queued, ReasonPreempted, l.Detail)
+		s.requeueFront(l)
+	case afterSuspend:
+		l.saved, l.after = true, afterDone
+		l.setState(now, Suspended, ReasonPreempted, l.Detail)
+		s.requeueFront(l)
+	}
+}
+
+// requeueFront puts a preempted lease at the head of the queue, after the
+// other preempted leases already there.
+func (s *Scheduler) requeueFront(l *Lease) {
+	s.removeFromQueue(l.ID)
+	i := 0
+	for i < len(s.queue) && s.leases[s.queue[i]].Preemptions > 0 {
+		i++
+	}
+	s.queue = append(s.queue, 0)
+	copy(s.queue[i+1:], s.queue[i:])
+	s.queue[i] = l.ID
+	l.queued = true
+	s.dirty = true
+}
+
+func (s *Scheduler) removeFromQueue(id LeaseID) {
+	for i, q := range s.queue {
+		if q == id {
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			break
+		}
+	}
+	if l := s.leases[id]; l != nil {
+		l.queued = false
+	}
+}
+
+func (l *Lease) noteHosts(hosts []slottable.HostID) {
+	for _, h := range hosts {
+		i := sort.Search(len(l.AllHosts), func(i int) bool { return l.AllHosts[i] >= h })
+		if i == len(l.AllHosts) || l.AllHosts[i] != h {
+			l.AllHosts = append(l.AllHosts, 0)
+			copy(l.AllHosts[i+1:], l.AllHosts[i:])
+			l.AllHosts[i] = h
+		}
+	}
+}
+
+type wakeup struct {
+	at    time.Time
+	lease LeaseID
+	gen   uint64
+}
+
+type wakeHeap []wakeup
+
+func (h wakeHeap) Len() int { return len(h) }
+func (h wakeHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].lease < h[j].lease
+}
+func (h wakeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *wakeHeap) Push(x any)   { *h = append(*h, x.(wakeup)) }
+func (h *wakeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

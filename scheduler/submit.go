@@ -1,0 +1,304 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// Submit takes in a request at time now and decides at once: immediate,
+// advance-reservation and deadline leases are accepted (scheduled, perhaps
+// by preempting others) or rejected; best-effort leases are queued. The
+// returned lease is the scheduler's own (read it, do not change it).
+func (s *Scheduler) Submit(now time.Time, req Request) (*Lease, []Action) {
+	s.setNow(now)
+	s.run(now)
+	l := &Lease{ID: s.nextID, Req: req, Submitted: now, Ops: map[Operation]int{}}
+	s.nextID++
+	s.leases[l.ID] = l
+	s.ids = append(s.ids, l.ID)
+	l.setState(now, Pending, "", "")
+	if err := req.Validate(); err != nil {
+		s.reject(l, now, ReasonInvalid, err.Error())
+		return l, s.flush()
+	}
+	l.Ready = s.At(req.ReadyTime())
+	if l.Ready.Before(now) {
+		l.Ready = now
+	}
+	if req.Deadline > 0 {
+		l.Deadline = s.At(req.Deadline)
+	}
+	l.Remaining = req.Duration
+	if !s.everFits(l) {
+		s.reject(l, now, ReasonTooLarge, fmt.Sprintf("%d VMs of %d cpu / %d MB never fit on this cluster", req.VMs, req.CPU, req.Memory))
+		return l, s.flush()
+	}
+	if req.Kind == BestEffort {
+		s.enqueue(l, now)
+	} else {
+		s.placeFixed(l, now)
+	}
+	s.run(now)
+	return l, s.flush()
+}
+
+func (s *Scheduler) reject(l *Lease, now time.Time, r Reason, detail string) {
+	l.setState(now, Rejected, r, detail)
+	s.log.WithField("lease_id", l.ID).WithField("reason", string(r)).Debug(detail)
+}
+
+// everFits reports whether the lease fits on an empty cluster.
+func (s *Scheduler) everFits(l *Lease) bool {
+	per := l.Per()
+	n := 0
+	for _, h := range s.table.Hosts() {
+		k := -1
+		for d, need := range per {
+			if need <= 0 {
+				continue
+			}
+			if c := int(h.Capacity[d] / need); k < 0 || c < k {
+				k = c
+			}
+		}
+		if k < 0 {
+			return true
+		}
+		if n += k; n >= l.Req.VMs {
+			return true
+		}
+	}
+	return false
+}
+
+// enqueue puts a best-effort lease at the tail of the queue and plans it
+// (the leases ahead of it keep their plans: nothing was freed).
+func (s *Scheduler) enqueue(l *Lease, now time.Time) {
+	l.setState(now, Queued, "", "")
+	s.queue = append(s.queue, l.ID)
+	l.queued = true
+	if s.cfg.WakeUp > 0 || s.dirty {
+		s.dirty = true
+		return
+	}
+	held, blocked := 0, false
+	for _, id := range s.queue[:len(s.queue)-1] {
+		q := s.leases[id]
+		if q.State == Scheduled {
+			held++
+		} else if q.State == Queued || q.State == Suspended {
+			blocked = true
+		}
+	}
+	if s.cfg.Backfilling == "none" && blocked {
+		return
+	}
+	s.planQueued(l, now, held < s.cfg.reservationsAllowed())
+}
+
+// earliest is the earliest time anything new may be planned to start.
+func (s *Scheduler) earliest(now time.Time) time.Time {
+	return now.Add(s.cfg.NonSchedulable)
+}
+
+// planQueued plans a queued lease: it starts now if it fits, or (when
+// mayReserve) holds a reservation at its earliest fit. It reports whether
+// the lease got a plan.
+func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool) bool {
+	sp, total := s.steps(l)
+	from := s.earliest(now)
+	if l.Ready.After(from) {
+		from = l.Ready
+	}
+	until := from
+	if mayReserve {
+		until = time.Time{}
+	}
+	p, ok := s.find(l, from, until, total, nil)
+	if !ok {
+		s.setQueuedState(l, now)
+		return false
+	}
+	if err := s.build(l, p, sp); err != nil {
+		s.log.WithError(err).WithField("lease_id", l.ID).Error("planning queued lease")
+		s.setQueuedState(l, now)
+		return false
+	}
+	if l.State != Scheduled {
+		l.setState(now, Scheduled, "", "")
+	}
+	s.checkDeadline(l, now)
+	return true
+}
+
+func (s *Scheduler) setQueuedState(l *Lease, now time.Time) {
+	want := Queued
+	if l.saved {
+		want = Suspended
+	}
+	if l.State != want {
+		l.setState(now, want, "", "")
+	}
+}
+
+// checkDeadline notes a deadline the lease's new plan will miss.
+func (s *Scheduler) checkDeadline(l *Lease, now time.Time) {
+	if !l.Deadline.IsZero() && l.plannedEnd().After(l.Deadline) && l.Reason != ReasonDeadlineMissed {
+		l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonDeadlineMissed,
+			Detail: fmt.Sprintf("planned to end at %s, after its deadline", l.plannedEnd().Sub(s.epoch))})
+		l.Reason, l.Detail = ReasonDeadlineMissed, "planned end after deadline"
+		l.DeadlineMissed = true
+	}
+}
+
+// replan drops the reservations of every queued lease that has not begun
+// and plans the queue again in order (conservative backfilling's
+// compression: nobody starts later than before, since capacity was only
+// freed or reservations were dropped).
+func (s *Scheduler) replan(now time.Time) {
+	s.stats.Replans++
+	for _, id := range s.queue {
+		l := s.leases[id]
+		if l.State == Scheduled && !l.entered {
+			s.unplan(l)
+		}
+	}
+	held, allowed := 0, s.cfg.reservationsAllowed()
+	queue := append([]LeaseID(nil), s.queue...)
+	for _, id := range queue {
+		l := s.leases[id]
+		if l.entered || !l.queued {
+			continue
+		}
+		if !s.planQueued(l, now, held < allowed) {
+			if s.cfg.Backfilling == "none" {
+				return
+			}
+			continue
+		}
+		if l.PlannedStart().After(now) {
+			held++
+		}
+	}
+}
+
+// placeFixed decides an immediate, advance-reservation or deadline lease.
+func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
+	sp, total := s.steps(l)
+	from, until := l.Ready, l.Ready
+	switch l.Req.Kind {
+	case Immediate:
+		from, until = now, now
+	case AdvanceReservation:
+		if l.Ready.Before(s.earliest(now)) {
+			s.reject(l, now, ReasonTooSoon, fmt.Sprintf("starts within the non-schedulable interval of %s", s.cfg.NonSchedulable))
+			return
+		}
+	case Deadline:
+		if e := s.earliest(now); from.Before(e) {
+			from = e
+		}
+		until = l.Deadline.Add(-total)
+		if until.Before(from) {
+			s.reject(l, now, ReasonDeadline, "cannot run its duration before its deadline")
+			return
+		}
+	}
+	// Queued leases that have not begun give way: they are planned again
+	// after this lease.
+	s.unplanQueue()
+	defer func() { s.dirty = true }()
+	if p, ok := s.find(l, from, until, total, nil); ok {
+		s.accept(l, p, sp, now)
+		return
+	}
+	if l.Req.Origin != Local && l.Req.Kind != AdvanceReservation {
+		r := ReasonNoCapacity
+		if l.Req.Kind == Deadline {
+			r = ReasonDeadline
+		}
+		s.reject(l, now, r, "no room in its interval")
+		return
+	}
+	s.preemptFor(l, from, total, sp, now)
+}
+
+func (s *Scheduler) accept(l *Lease, p placement, sp []stepSpec, now time.Time) {
+	if err := s.build(l, p, sp); err != nil {
+		s.reject(l, now, ReasonNoCapacity, err.Error())
+		return
+	}
+	l.setState(now, Scheduled, "", "")
+}
+
+// unplanQueue drops the plans of queued leases that have not begun.
+func (s *Scheduler) unplanQueue() {
+	for _, id := range s.queue {
+		l := s.leases[id]
+		if l.State == Scheduled && !l.entered {
+			s.unplan(l)
+		}
+	}
+}
+
+// Finished tells the scheduler that lease id's VMs ended on their own at
+// now (before the end of their reservation). The capacity they free is
+// planned again.
+func (s *Scheduler) Finished(now time.Time, id LeaseID) []Action {
+	s.setNow(now)
+	s.run(now)
+	l := s.leases[id]
+	if l == nil || l.State != Running || !l.entered || l.plan[l.cur].kind != phRun {
+		return s.flush()
+	}
+	hosts := l.plan[l.cur].hosts
+	s.cut(l, now)
+	l.after = afterDone
+	if sd := s.cfg.Overheads.Shutdown; sd > 0 {
+		if err := s.appendPhase(l, phShutdown, now, now.Add(sd), hosts); err != nil {
+			s.log.WithError(err).WithField("lease_id", id).Error("reserving shutdown")
+		}
+	}
+	s.dirty = true
+	s.step(l, now)
+	s.run(now)
+	return s.flush()
+}
+
+// Cancel ends lease id at now on a user's request.
+func (s *Scheduler) Cancel(now time.Time, id LeaseID) ([]Action, error) {
+	s.setNow(now)
+	s.run(now)
+	l := s.leases[id]
+	if l == nil {
+		return nil, fmt.Errorf("lease %d: %w", id, ErrUnknownLease)
+	}
+	if l.State.Terminal() {
+		return nil, fmt.Errorf("lease %d is %s: %w", id, l.State, ErrLeaseOver)
+	}
+	if l.entered {
+		s.emit(Action{At: now, Lease: id, Hosts: l.plan[l.cur].hosts}, ActStop)
+	}
+	s.cut(l, now)
+	for i := l.cur; i < len(l.plan); i++ {
+		s.release(l, &l.plan[i])
+	}
+	l.plan, l.cur, l.entered = nil, 0, false
+	l.gen++
+	s.removeFromQueue(id)
+	l.setState(now, Cancelled, ReasonCancelledByUser, "")
+	s.dirty = true
+	s.run(now)
+	return s.flush(), nil
+}
+
+// hostsOf counts the VMs of a placement per host.
+func hostsOf(hosts []slottable.HostID) map[slottable.HostID]int {
+	m := map[slottable.HostID]int{}
+	for _, h := range hosts {
+		m[h]++
+	}
+	return m
+}

@@ -1,0 +1,45 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/workload"
+)
+
+// sdscRequests is the shipped 30-day SDSC trace with the 15 % medium local
+// workload injected, as the README's main command runs it.
+func sdscRequests(tb testing.TB) []scheduler.Request {
+	tb.Helper()
+	t, err := workload.ReadFile("../testdata/traces/sdsc-blue-30days.swf", workload.DefaultOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opt := workload.DefaultOptions()
+	opt.ForceOrigin = scheduler.Local
+	local, err := workload.ReadFile("../testdata/traces/local-work_15-dur_3h-size_2medium.lwf", opt)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	reqs := append(t.Requests, local.Requests...)
+	workload.SortByArrival(reqs)
+	return reqs
+}
+
+// BenchmarkSimulate30Days runs the whole trace on 512 hosts (target: < 2 s).
+func BenchmarkSimulate30Days(b *testing.B) {
+	reqs := sdscRequests(b)
+	for _, bf := range []string{"aggressive", "conservative"} {
+		b.Run(bf, func(b *testing.B) {
+			cfg := Config{Cluster: Cluster{Hosts: 512, CPU: 100, Memory: 1024}, Scheduler: scheduler.DefaultConfig()}
+			cfg.Scheduler.Backfilling = bf
+			for i := 0; i < b.N; i++ {
+				r, err := Run(cfg, reqs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(r.Metrics.Completed), "completed")
+			}
+		})
+	}
+}

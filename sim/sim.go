@@ -1,0 +1,214 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/bora-sched/bora/report"
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
+)
+
+// Epoch is the simulated clock's zero: trace offsets are added to it.
+var Epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Cluster describes the simulated hosts (all alike).
+type Cluster struct {
+	Hosts  int
+	CPU    int64 // per host, hundredths of a core
+	Memory int64 // per host, MB
+}
+
+// Validate reports the first field that cannot be simulated.
+func (c Cluster) Validate() error {
+	switch {
+	case c.Hosts < 1:
+		return fmt.Errorf("hosts: need at least 1, got %d", c.Hosts)
+	case c.CPU < 1:
+		return fmt.Errorf("host cpu: must be positive, got %d", c.CPU)
+	case c.Memory < 1:
+		return fmt.Errorf("host memory: must be positive, got %d MB", c.Memory)
+	}
+	return nil
+}
+
+// Config is one simulation run.
+type Config struct {
+	Name      string // shown as the run's column in a sweep
+	Trace     string // where the requests came from, for the report
+	Cluster   Cluster
+	Scheduler scheduler.Config
+	// Options are echoed in the report (the settings that made the run).
+	Options map[string]string
+}
+
+// Run simulates the requests (sorted by arrival) and reports what happened.
+// It fails when the configuration is invalid; the requests themselves are
+// decided by the scheduler (an invalid one is rejected with its reason).
+func Run(cfg Config, reqs []scheduler.Request) (*report.Report, error) {
+	started := time.Now()
+	if err := cfg.Cluster.Validate(); err != nil {
+		return nil, err
+	}
+	e, err := newEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sorted := append([]scheduler.Request(nil), reqs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
+	if err := e.loop(sorted); err != nil {
+		return nil, err
+	}
+	if cfg.Scheduler.CheckInvariants {
+		if err := e.s.Check(); err != nil {
+			return nil, fmt.Errorf("invariant checker: %w", err)
+		}
+	}
+	r := e.report(cfg)
+	r.Metrics.WallSeconds = time.Since(started).Seconds()
+	return r, nil
+}
+
+// Debug prints progress (development aid).
+var Debug = false
+
+// engine is the discrete-event loop: it plays the driver for the
+// scheduler, knowing each lease's real run time.
+type engine struct {
+	s      *scheduler.Scheduler
+	cfg    Config
+	real   map[scheduler.LeaseID]*realState
+	ends   endHeap
+	gantt  []scheduler.Interval
+	events int
+}
+
+// realState is what the simulated VMs of a lease have really done.
+type realState struct {
+	left    time.Duration // real run time still to go
+	since   time.Time     // running since (when running)
+	running bool
+	gen     uint64
+}
+
+func newEngine(cfg Config) (*engine, error) {
+	t := slottable.New()
+	for i := 0; i < cfg.Cluster.Hosts; i++ {
+		if _, err := t.AddHost(fmt.Sprintf("host%03d", i), slottable.Resources{cfg.Cluster.CPU, cfg.Cluster.Memory}); err != nil {
+			return nil, err
+		}
+	}
+	s, err := scheduler.New(cfg.Scheduler, t, Epoch, nil)
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{s: s, cfg: cfg, real: map[scheduler.LeaseID]*realState{}}
+	s.Record = func(iv scheduler.Interval) { e.gantt = append(e.gantt, iv) }
+	return e, nil
+}
+
+// loop runs until every arrival is in and nothing is left to happen.
+func (e *engine) loop(reqs []scheduler.Request) error {
+	next := 0
+	for {
+		t, ok := e.nextTime(reqs, next)
+		if !ok {
+			return nil
+		}
+		e.events++
+		if Debug && e.events%200 == 0 {
+			fmt.Printf("t=%.0fh queue=%d replans=%d next=%d\n", t.Sub(Epoch).Hours(), e.s.QueueLen(), e.s.Stats().Replans, next)
+		}
+		for len(e.ends) > 0 && !e.ends[0].at.After(t) {
+			end := heap.Pop(&e.ends).(realEnd)
+			if st := e.real[end.lease]; st != nil && st.running && st.gen == end.gen {
+				e.handle(e.s.Finished(t, end.lease))
+			}
+		}
+		e.handle(e.s.Advance(t))
+		for next < len(reqs) && !Epoch.Add(reqs[next].Arrival).After(t) {
+			l, acts := e.s.Submit(t, reqs[next])
+			e.real[l.ID] = &realState{left: reqs[next].RealDuration()}
+			e.handle(acts)
+			next++
+		}
+	}
+}
+
+func (e *engine) nextTime(reqs []scheduler.Request, next int) (time.Time, bool) {
+	var t time.Time
+	ok := false
+	consider := func(c time.Time) {
+		if !ok || c.Before(t) {
+			t, ok = c, true
+		}
+	}
+	if next < len(reqs) {
+		consider(Epoch.Add(reqs[next].Arrival))
+	}
+	if at, has := e.s.NextEvent(); has {
+		consider(at)
+	}
+	for len(e.ends) > 0 {
+		end := e.ends[0]
+		if st := e.real[end.lease]; st != nil && st.running && st.gen == end.gen {
+			consider(end.at)
+			break
+		}
+		heap.Pop(&e.ends)
+	}
+	return t, ok
+}
+
+// handle plays the actions: VMs that start computing get a real end; VMs
+// that stop computing keep what they have left.
+func (e *engine) handle(acts []scheduler.Action) {
+	for _, a := range acts {
+		st := e.real[a.Lease]
+		if st == nil {
+			continue
+		}
+		switch a.Op {
+		case scheduler.ActRun:
+			st.running, st.since = true, a.At
+			st.gen++
+			heap.Push(&e.ends, realEnd{at: a.At.Add(st.left), lease: a.Lease, gen: st.gen})
+		case scheduler.ActSuspend, scheduler.ActStop, scheduler.ActShutdown, scheduler.ActDone:
+			if st.running {
+				st.left -= a.At.Sub(st.since)
+				st.running = false
+				st.gen++
+			}
+			if a.Op == scheduler.ActStop {
+				// Stopped VMs lose their work: a requeued lease starts from scratch.
+				st.left = e.s.Lease(a.Lease).Req.RealDuration()
+			}
+		}
+	}
+}
+
+type realEnd struct {
+	at    time.Time
+	lease scheduler.LeaseID
+	gen   uint64
+}
+
+type endHeap []realEnd
+
+func (h endHeap) Len() int { return len(h) }
+func (h endHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].lease < h[j].lease
+}
+func (h endHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *endHeap) Push(x any)   { *h = append(*h, x.(realEnd)) }
+func (h *endHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

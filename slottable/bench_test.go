@@ -1,0 +1,160 @@
+package slottable
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// benchSizes are the table sizes: reservations spread over hosts.
+var benchSizes = []struct{ res, hosts int }{
+	{1_000, 100}, {10_000, 100}, {100_000, 100},
+	{1_000, 1000}, {10_000, 1000}, {100_000, 1000},
+}
+
+func sizeName(res, hosts int) string {
+	k := map[int]string{1_000: "1k", 10_000: "10k", 100_000: "100k"}[res]
+	return fmt.Sprintf("res=%s/hosts=%d", k, hosts)
+}
+
+// benchTable is a table with res random reservations over hosts hosts of
+// 800 cpu / 8192 MB, and the horizon they span. The horizon grows with
+// the reservations per host so that load stays alike (about 2.5
+// reservations at a time per host) and only the size changes.
+type benchTable struct {
+	tab     *Table
+	horizon time.Duration
+	rng     *rand.Rand
+}
+
+var benchTables = map[[2]int]*benchTable{}
+
+func benchReservation(r *rand.Rand, hosts int, horizon time.Duration) Reservation {
+	s := time.Duration(r.Int64N(int64(horizon)))
+	d := 30*time.Minute + time.Duration(r.Int64N(int64(210*time.Minute)))
+	return Reservation{
+		Lease: r.Uint64N(1 << 20),
+		Host:  HostID(r.IntN(hosts)),
+		Start: base.Add(s),
+		End:   base.Add(s + d),
+		Res:   Resources{100 * (1 + r.Int64N(4)), 512 * (1 + r.Int64N(4))},
+	}
+}
+
+func getBench(b *testing.B, res, hosts int) *benchTable {
+	key := [2]int{res, hosts}
+	if bt := benchTables[key]; bt != nil {
+		return bt
+	}
+	perHost := float64(res) / float64(hosts)
+	horizon := time.Duration(perHost * float64(135*time.Minute) / 2.5)
+	r := rand.New(rand.NewPCG(uint64(res), uint64(hosts)))
+	tab := New()
+	for i := range hosts {
+		if _, err := tab.AddHost(fmt.Sprint("h", i), Resources{800, 8192}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range res {
+		if _, err := tab.Add(benchReservation(r, hosts, horizon)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bt := &benchTable{tab: tab, horizon: horizon, rng: r}
+	benchTables[key] = bt
+	return bt
+}
+
+func BenchmarkAddRemove(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sizeName(sz.res, sz.hosts), func(b *testing.B) {
+			bt := getBench(b, sz.res, sz.hosts)
+			rs := make([]Reservation, 1024)
+			for i := range rs {
+				rs[i] = benchReservation(bt.rng, sz.hosts, bt.horizon)
+			}
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				id, err := bt.tab.Add(rs[i%len(rs)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := bt.tab.Remove(id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// benchQueries are random query origins inside the horizon.
+func benchQueries(bt *benchTable, hosts int) []Query {
+	qs := make([]Query, 256)
+	for i := range qs {
+		qs[i] = Query{
+			N:        4,
+			Per:      Resources{200, 1024},
+			Duration: time.Hour,
+			From:     base.Add(time.Duration(bt.rng.Int64N(int64(bt.horizon)))),
+		}
+	}
+	return qs
+}
+
+func BenchmarkEarliestFit(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sizeName(sz.res, sz.hosts), func(b *testing.B) {
+			bt := getBench(b, sz.res, sz.hosts)
+			qs := benchQueries(bt, sz.hosts)
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, ok := bt.tab.EarliestFit(qs[i%len(qs)]); !ok {
+					b.Fatal("no fit")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEarliestFitIgnore is EarliestFit with an Ignore function (the
+// preemption question), which takes the slower per-reservation path.
+func BenchmarkEarliestFitIgnore(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sizeName(sz.res, sz.hosts), func(b *testing.B) {
+			bt := getBench(b, sz.res, sz.hosts)
+			qs := benchQueries(bt, sz.hosts)
+			for i := range qs {
+				qs[i].N = 40
+				qs[i].Ignore = func(r Reservation) bool { return r.Lease%8 == 0 }
+			}
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, ok := bt.tab.EarliestFit(qs[i%len(qs)]); !ok {
+					b.Fatal("no fit")
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkUsed(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sizeName(sz.res, sz.hosts), func(b *testing.B) {
+			bt := getBench(b, sz.res, sz.hosts)
+			type q struct {
+				h    HostID
+				from time.Time
+			}
+			qs := make([]q, 1024)
+			for i := range qs {
+				qs[i] = q{HostID(bt.rng.IntN(sz.hosts)), base.Add(time.Duration(bt.rng.Int64N(int64(bt.horizon))))}
+			}
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				x := qs[i%len(qs)]
+				bt.tab.Used(x.h, x.from, x.from.Add(4*time.Hour))
+			}
+		})
+	}
+}

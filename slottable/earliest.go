@@ -1,0 +1,262 @@
+package slottable
+
+import (
+	"cmp"
+	"slices"
+)
+
+// EarliestFit returns the earliest start t >= q.From (and <= q.Until when
+// Until is not zero) at which q.N VMs of size q.Per fit for q.Duration on
+// the hosts q.Hosts allows, counting how many fit on each host as
+// FitCount(h, t, t+Duration, Per, Ignore) does. The Fit lists every
+// allowed host with room for at least one VM, in ID order, with its count
+// capped at q.N. It returns false when there is no such time: when the
+// allowed hosts together can never hold N VMs, when Until passes first,
+// or when Per has the wrong length or a negative entry. A Duration below
+// one nanosecond is taken as one (the fit is checked at the instant t).
+// N <= 0 fits at From with no hosts.
+//
+// The candidate starts are From and the change points after it. The
+// search walks each allowed host's change points forward from From up to
+// a horizon (doubling it until the answer is found or no change points
+// remain), turns the step function of how many VMs fit into, per level
+// k, the maximal intervals where at least k fit, turns those into the
+// windows of start times at which the host can hold one more VM for the
+// whole duration, and sweeps the windows in time order to the first
+// moment their total reaches N.
+func (t *Table) EarliestFit(q Query) (Fit, bool) {
+	if t.checkRes(q.Per) != nil {
+		return Fit{}, false
+	}
+	from := toNS(q.From)
+	until := int64(posInf)
+	if !q.Until.IsZero() {
+		until = toNS(q.Until)
+	}
+	if until < from {
+		return Fit{}, false
+	}
+	if q.N <= 0 {
+		return Fit{Start: q.From}, true
+	}
+	hosts := t.fitHosts(q)
+	if hosts == nil {
+		return Fit{}, false
+	}
+	s := fitSweep{t: t, q: &q, from: from, d: max(int64(q.Duration), 1),
+		win: make([]window, 0, 2*len(hosts)), ev: make([]winEvent, 0, 4*len(hosts))}
+	last, any := t.ms.last()
+	for width := 2 * s.d; ; width = grow(width) {
+		horizon := addSat(addSat(from, s.d), width)
+		final := !any || horizon > last || horizon == posInf
+		if final {
+			horizon = posInf
+		}
+		s.win = s.win[:0]
+		for _, h := range hosts {
+			s.host(h, horizon, final)
+		}
+		limit := until
+		if !final {
+			limit = min(limit, horizon-s.d)
+		}
+		if at, ok := s.first(limit); ok {
+			return s.fit(at), true
+		}
+		if final || until <= horizon-s.d {
+			return Fit{}, false
+		}
+	}
+}
+
+// grow multiplies a search width by four, saturating.
+func grow(w int64) int64 {
+	if w > posInf/4 {
+		return posInf
+	}
+	return 4 * w
+}
+
+// fitHosts returns the allowed hosts that can hold a VM of size q.Per when
+// empty, or nil if even empty they cannot hold q.N.
+func (t *Table) fitHosts(q Query) []HostID {
+	var hosts []HostID
+	total := 0
+	zero := make([]int64, t.Dims())
+	for i, h := range t.hosts {
+		id := HostID(i)
+		if q.Hosts != nil && !q.Hosts(id) {
+			continue
+		}
+		if c := fitCount(h.Capacity, zero, q.Per, q.N); c > 0 {
+			hosts = append(hosts, id)
+			total += c
+		}
+	}
+	if total < q.N {
+		return nil
+	}
+	return hosts
+}
+
+// fitSweep holds the state and scratch space of one EarliestFit.
+type fitSweep struct {
+	t    *Table
+	q    *Query
+	from int64
+	d    int64 // duration in ns, >= 1
+	w    walker
+	peak []int64
+	lv   []level
+	win  []window
+	ev   []winEvent
+}
+
+// level is a stack entry of the level-interval sweep: at least h VMs have
+// fit since a (and more than the entry below's h).
+type level struct {
+	h int
+	a int64
+}
+
+// window says that host can hold w more VMs, for the whole duration, at
+// any start in [s, e] (e == posInf: no end).
+type window struct {
+	host HostID
+	s, e int64
+	w    int
+}
+
+type winEvent struct {
+	at int64
+	d  int
+}
+
+// host adds the windows of host h, walking its profile over [from,
+// horizon); when final the profile beyond the horizon is taken as never
+// changing again.
+func (s *fitSweep) host(h HostID, horizon int64, final bool) {
+	t, per, n := s.t, s.q.Per, s.q.N
+	capy := t.hosts[h].Capacity
+	if s.roomy(h) {
+		s.win = append(s.win, window{host: h, s: s.from, e: posInf, w: n})
+		return
+	}
+	s.w.init(t, h, s.from, horizon, s.q.Ignore)
+	cur := fitCount(capy, s.w.usage, per, n)
+	s.lv = s.lv[:0]
+	if cur > 0 {
+		s.lv = append(s.lv, level{h: cur, a: s.from})
+	}
+	for s.w.next() {
+		if c := fitCount(capy, s.w.usage, per, n); c != cur {
+			s.step(h, s.w.at, c, false)
+			cur = c
+		}
+	}
+	s.step(h, horizon, 0, final)
+}
+
+// roomy reports whether host h holds N VMs even at its peak usage over
+// all time (read off the root's aggregate, O(1)); ignoring reservations
+// only lowers usage, so it holds for any Ignore too.
+func (s *fitSweep) roomy(h HostID) bool {
+	p, root := &s.t.cp, s.t.cpRoot[h]
+	if len(s.peak) != p.dims {
+		s.peak = make([]int64, p.dims)
+	}
+	clear(s.peak)
+	if root >= 0 {
+		o := int(root)*3*p.dims + 2*p.dims
+		for j := range s.peak {
+			s.peak[j] = max(0, p.vec[o+j])
+		}
+	}
+	return fitCount(s.t.hosts[h].Capacity, s.peak, s.q.Per, s.q.N) >= s.q.N
+}
+
+// step moves host h's level stack to the value v at time at, emitting the
+// level intervals that end there.
+func (s *fitSweep) step(h HostID, at int64, v int, open bool) {
+	popped, start := false, at
+	for k := len(s.lv); k > 0 && s.lv[k-1].h > v; k = len(s.lv) {
+		top := s.lv[k-1]
+		s.lv = s.lv[:k-1]
+		below := v
+		if k >= 2 {
+			below = max(below, s.lv[k-2].h)
+		}
+		s.window(h, top.a, at, top.h-below, open)
+		popped, start = true, top.a
+	}
+	if v > 0 && (len(s.lv) == 0 || s.lv[len(s.lv)-1].h < v) {
+		if !popped {
+			start = at
+		}
+		s.lv = append(s.lv, level{h: v, a: start})
+	}
+}
+
+// window records that w levels of host h hold over [a, b) (or [a, +inf)
+// when open).
+func (s *fitSweep) window(h HostID, a, b int64, w int, open bool) {
+	if open {
+		s.win = append(s.win, window{host: h, s: a, e: posInf, w: w})
+		return
+	}
+	if uint64(b)-uint64(a) < uint64(s.d) {
+		return
+	}
+	s.win = append(s.win, window{host: h, s: a, e: b - s.d, w: w})
+}
+
+// first returns the earliest time <= limit at which the windows open
+// there add up to at least N.
+func (s *fitSweep) first(limit int64) (int64, bool) {
+	ev := s.ev[:0]
+	for _, w := range s.win {
+		if w.s > limit {
+			continue
+		}
+		ev = append(ev, winEvent{at: w.s, d: w.w})
+		if w.e != posInf {
+			ev = append(ev, winEvent{at: w.e + 1, d: -w.w})
+		}
+	}
+	s.ev = ev
+	slices.SortFunc(ev, func(a, b winEvent) int { return cmp.Compare(a.at, b.at) })
+	total := 0
+	for i := 0; i < len(ev); {
+		at := ev[i].at
+		if at > limit {
+			break
+		}
+		for ; i < len(ev) && ev[i].at == at; i++ {
+			total += ev[i].d
+		}
+		if total >= s.q.N {
+			return at, true
+		}
+	}
+	return 0, false
+}
+
+// fit builds the answer for start at from the windows (which are in host
+// order).
+func (s *fitSweep) fit(at int64) Fit {
+	f := Fit{Start: s.q.From}
+	if at != s.from {
+		f.Start = fromNS(at, s.q.From.Location())
+	}
+	for _, w := range s.win {
+		if w.s > at || w.e < at {
+			continue
+		}
+		if k := len(f.Counts); k > 0 && f.Counts[k-1].Host == w.host {
+			f.Counts[k-1].Count += w.w
+		} else {
+			f.Counts = append(f.Counts, HostCount{Host: w.host, Count: w.w})
+		}
+	}
+	return f
+}

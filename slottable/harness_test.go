@@ -1,0 +1,175 @@
+package slottable
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// harness drives a Table and the brute-force model side by side and
+// fails the test at the first disagreement. Property and fuzz tests share
+// it.
+type harness struct {
+	tb  testing.TB
+	tab *Table
+	m   *model
+	ids []ResID // live reservations, in the order added
+}
+
+func newHarness(tb testing.TB, extra []string, caps []Resources) *harness {
+	h := &harness{tb: tb, tab: New(extra...), m: newModel()}
+	for i, c := range caps {
+		mustAddHost(tb, h.tab, string(rune('a'+i)), c)
+		h.m.caps = append(h.m.caps, slices.Clone(c))
+	}
+	return h
+}
+
+// add adds r, expecting ErrOverCapacity exactly when checking is on and
+// the model says the host would overflow.
+func (h *harness) add(r Reservation) {
+	h.tb.Helper()
+	over := h.tab.Checking() && h.m.wouldOverflow(r.Host, r.Start.UnixNano(), r.End.UnixNano(), r.Res)
+	n := h.tab.Len()
+	id, err := h.tab.Add(r)
+	switch {
+	case over && !errors.Is(err, ErrOverCapacity):
+		h.tb.Fatalf("Add(%+v) over capacity: err = %v, want ErrOverCapacity", r, err)
+	case over && h.tab.Len() != n:
+		h.tb.Fatalf("failed Add changed Len from %d to %d", n, h.tab.Len())
+	case over:
+		return
+	case err != nil:
+		h.tb.Fatalf("Add(%+v): %v", r, err)
+	}
+	r.ID = id
+	r.Res = slices.Clone(r.Res)
+	h.m.rs[id] = r
+	h.ids = append(h.ids, id)
+}
+
+// remove removes the i-th live reservation (mod their number).
+func (h *harness) remove(i int) {
+	h.tb.Helper()
+	if len(h.ids) == 0 {
+		return
+	}
+	i %= len(h.ids)
+	id := h.ids[i]
+	if err := h.tab.Remove(id); err != nil {
+		h.tb.Fatalf("Remove(%d): %v", id, err)
+	}
+	delete(h.m.rs, id)
+	h.ids = slices.Delete(h.ids, i, i+1)
+	if _, ok := h.tab.Get(id); ok {
+		h.tb.Fatalf("Get(%d) found a removed reservation", id)
+	}
+}
+
+// setEnd moves the i-th live reservation's end to its start plus length.
+func (h *harness) setEnd(i int, length time.Duration) {
+	h.tb.Helper()
+	if len(h.ids) == 0 {
+		return
+	}
+	id := h.ids[i%len(h.ids)]
+	r := h.m.rs[id]
+	end := r.Start.Add(length)
+	over := false
+	if h.tab.Checking() && end.After(r.End) {
+		over = h.m.wouldOverflow(r.Host, r.End.UnixNano(), end.UnixNano(), r.Res)
+	}
+	err := h.tab.SetEnd(id, end)
+	switch {
+	case length <= 0 && !errors.Is(err, ErrBadInterval):
+		h.tb.Fatalf("SetEnd(%d, start%+v): err = %v, want ErrBadInterval", id, length, err)
+	case length <= 0:
+	case over && !errors.Is(err, ErrOverCapacity):
+		h.tb.Fatalf("SetEnd(%d, %v) over capacity: err = %v", id, end, err)
+	case over:
+	case err != nil:
+		h.tb.Fatalf("SetEnd(%d, %v): %v", id, end, err)
+	default:
+		r.End = end
+		h.m.rs[id] = r
+	}
+}
+
+// probe is one set of query parameters.
+type probe struct {
+	host     HostID
+	from, to time.Time
+	per      Resources
+	lease    int // ignore this lease's reservations; -1: no ignore
+	n        int
+	dur      time.Duration
+	until    time.Time
+	mask     uint // allowed hosts; 0: all
+}
+
+func (p probe) ignore() func(Reservation) bool {
+	if p.lease < 0 {
+		return nil
+	}
+	return func(r Reservation) bool { return r.Lease == uint64(p.lease) }
+}
+
+// query compares every read-only query the probe describes.
+func (h *harness) query(p probe) {
+	h.tb.Helper()
+	f, e := p.from.UnixNano(), p.to.UnixNano()
+	if got, want := h.tab.Used(p.host, p.from, p.to), h.m.used(p.host, f, e, nil); !slices.Equal(got, want) {
+		h.tb.Fatalf("Used(%d, %v, %v) = %v, want %v", p.host, p.from, p.to, got, want)
+	}
+	got := h.tab.FitCount(p.host, p.from, p.to, p.per, p.ignore())
+	if want := h.m.fitCount(p.host, f, e, p.per, p.ignore()); got != want {
+		h.tb.Fatalf("FitCount(%d, %v, %v, %v, lease %d) = %d, want %d", p.host, p.from, p.to, p.per, p.lease, got, want)
+	}
+	on := h.tab.ReservationsOn(p.host, p.from, p.to)
+	wantOn := h.m.sorted(func(r Reservation) bool {
+		return r.Host == p.host && r.Start.Before(p.to) && r.End.After(p.from)
+	})
+	if !sameRes(on, wantOn) {
+		h.tb.Fatalf("ReservationsOn(%d, %v, %v) = %v, want %v", p.host, p.from, p.to, on, wantOn)
+	}
+	q := Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from, Until: p.until, Ignore: p.ignore()}
+	if p.mask != 0 {
+		q.Hosts = func(id HostID) bool { return p.mask&(1<<uint(id)) != 0 }
+	}
+	fit, ok := h.tab.EarliestFit(q)
+	wantFit, wantOK := h.m.earliest(q)
+	if ok != wantOK || ok && !sameFit(fit, wantFit) {
+		h.tb.Fatalf("EarliestFit(%+v) = %v %v, want %v %v", p, fit, ok, wantFit, wantOK)
+	}
+}
+
+// verify checks Check, Len and the lease index against the model.
+func (h *harness) verify() {
+	h.tb.Helper()
+	err := h.tab.Check()
+	if over := h.m.overloaded(); over != errors.Is(err, ErrOverCapacity) || !over && err != nil {
+		h.tb.Fatalf("Check() = %v; model overloaded = %v", err, over)
+	}
+	if h.tab.Len() != len(h.m.rs) {
+		h.tb.Fatalf("Len() = %d, want %d", h.tab.Len(), len(h.m.rs))
+	}
+	for lease := range uint64(4) {
+		got := h.tab.ForLease(lease)
+		want := h.m.sorted(func(r Reservation) bool { return r.Lease == lease })
+		slices.SortFunc(want, func(a, b Reservation) int {
+			if c := a.Start.Compare(b.Start); c != 0 {
+				return c
+			}
+			return int(a.ID) - int(b.ID)
+		})
+		if !sameRes(got, want) {
+			h.tb.Fatalf("ForLease(%d) = %v, want %v", lease, got, want)
+		}
+	}
+	all := h.tab.Overlapping(time.Unix(0, math.MinInt64+1), time.Unix(0, math.MaxInt64))
+	if want := h.m.sorted(func(Reservation) bool { return true }); !sameRes(all, want) {
+		h.tb.Fatalf("Overlapping(all) = %v, want %v", all, want)
+	}
+}

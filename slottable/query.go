@@ -1,0 +1,273 @@
+package slottable
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// span converts [from, to) to keys; an empty or inverted interval becomes
+// the single instant from.
+func span(from, to time.Time) (int64, int64) {
+	f, e := toNS(from), toNS(to)
+	if e <= f {
+		e = addSat(f, 1)
+	}
+	return f, e
+}
+
+// Used returns, per dimension, the maximum usage of host h over
+// [from, to); when to is not after from it is the usage at the instant
+// from. It returns nil for an unknown host. Cost: O(log n).
+func (t *Table) Used(h HostID, from, to time.Time) Resources {
+	if !t.validHost(h) {
+		return nil
+	}
+	f, e := span(from, to)
+	out := make(Resources, t.Dims())
+	t.cp.maxUsage(t.cpRoot[h], f, e, out)
+	return out
+}
+
+// Available returns capacity minus Used(h, from, to): what could still be
+// reserved over the whole interval. Entries are negative only where the
+// host is overcommitted. It returns nil for an unknown host.
+func (t *Table) Available(h HostID, from, to time.Time) Resources {
+	out := t.Used(h, from, to)
+	for j := range out {
+		out[j] = t.hosts[h].Capacity[j] - out[j]
+	}
+	return out
+}
+
+// FitCount returns how many VMs of size per fit on host h over the whole
+// of [from, to) (the instant from when to is not after from): the minimum,
+// over the dimensions where per is positive, of the free amount divided
+// by per, rounded down and never below zero. It returns math.MaxInt32
+// when per is all zero, and 0 for an unknown host or a per vector of the
+// wrong length or with negative entries. Reservations for which ignore
+// (when not nil) returns true are treated as absent; ignore must not
+// modify the reservation's Res. Cost: O(log n) without ignore, otherwise
+// O(log n + k log k) for the k reservations overlapping the interval.
+func (t *Table) FitCount(h HostID, from, to time.Time, per Resources, ignore func(Reservation) bool) int {
+	if !t.validHost(h) || t.checkRes(per) != nil {
+		return 0
+	}
+	f, e := span(from, to)
+	used := make([]int64, t.Dims())
+	t.usedIgnoring(h, f, e, ignore, used)
+	return fitCount(t.hosts[h].Capacity, used, per, math.MaxInt32)
+}
+
+// fitCount is min over dims with per > 0 of floor((cap-used)/per),
+// clamped to [0, limit].
+func fitCount(capacity, used, per []int64, limit int) int {
+	n := int64(limit)
+	for j, p := range per {
+		if p <= 0 {
+			continue
+		}
+		free := capacity[j] - used[j]
+		if free < p {
+			return 0
+		}
+		n = min(n, free/p)
+	}
+	return int(n)
+}
+
+// usedIgnoring writes host h's maximum usage over [f, e) to out, treating
+// the reservations ignore reports as absent.
+func (t *Table) usedIgnoring(h HostID, f, e int64, ignore func(Reservation) bool, out []int64) {
+	if ignore == nil {
+		t.cp.maxUsage(t.cpRoot[h], f, e, out)
+		return
+	}
+	var w walker
+	w.init(t, h, f, e, ignore)
+	copy(out, w.usage)
+	for w.next() {
+		for j, u := range w.usage {
+			out[j] = max(out[j], u)
+		}
+	}
+}
+
+// walker steps through host h's usage over [from, to), one change point
+// at a time, optionally leaving out ignored reservations.
+type walker struct {
+	t     *Table
+	to    int64
+	at    int64   // time of the current step
+	usage []int64 // usage over [at, next change)
+	stack []int32 // pending nodes of the change-point treap
+	ev    []ignEvent
+	ei    int
+}
+
+// ignEvent undoes an ignored reservation's delta at a time: its usage is
+// subtracted from its start and given back at its end.
+type ignEvent struct {
+	at   int64
+	res  Resources
+	sign int64
+}
+
+// init positions w at from, with usage the usage at from.
+func (w *walker) init(t *Table, h HostID, from, to int64, ignore func(Reservation) bool) {
+	w.t, w.to, w.at = t, to, from
+	if cap(w.usage) >= t.Dims() {
+		w.usage = w.usage[:t.Dims()]
+		clear(w.usage)
+	} else {
+		w.usage = make([]int64, t.Dims())
+	}
+	w.stack = t.cp.seek(t.cpRoot[h], from, w.usage, w.stack[:0])
+	w.ev, w.ei = w.ev[:0], 0
+	if ignore == nil {
+		return
+	}
+	t.it.visit(t.itRoot[h], from, to, func(s int32) bool {
+		if !ignore(t.rs[s]) {
+			return true
+		}
+		nd, res := &t.it.nodes[s], t.rs[s].Res
+		if nd.start <= from {
+			for j, v := range res {
+				w.usage[j] -= v
+			}
+		} else {
+			w.ev = append(w.ev, ignEvent{at: nd.start, res: res, sign: -1})
+		}
+		if nd.end < to {
+			w.ev = append(w.ev, ignEvent{at: nd.end, res: res, sign: +1})
+		}
+		return true
+	})
+	slices.SortFunc(w.ev, func(a, b ignEvent) int { return cmp.Compare(a.at, b.at) })
+}
+
+// next advances to the next change point before to, applying every delta
+// there; it returns false at the end.
+func (w *walker) next() bool {
+	p := &w.t.cp
+	at := int64(posInf)
+	if len(w.stack) > 0 {
+		at = p.nodes[w.stack[len(w.stack)-1]].key
+	}
+	if w.ei < len(w.ev) {
+		at = min(at, w.ev[w.ei].at)
+	}
+	if at >= w.to {
+		return false
+	}
+	w.at = at
+	if len(w.stack) > 0 && p.nodes[w.stack[len(w.stack)-1]].key == at {
+		var n int32
+		n, w.stack = p.pop(w.stack)
+		for j, v := range p.delta(n) {
+			w.usage[j] += v
+		}
+	}
+	for ; w.ei < len(w.ev) && w.ev[w.ei].at == at; w.ei++ {
+		e := &w.ev[w.ei]
+		for j, v := range e.res {
+			w.usage[j] += e.sign * v
+		}
+	}
+	return true
+}
+
+// checkFits returns ErrOverCapacity if adding res over [s, e) would put
+// host h over capacity in a dimension where res is positive.
+func (t *Table) checkFits(h HostID, s, e int64, res Resources) error {
+	used := make([]int64, t.Dims())
+	t.cp.maxUsage(t.cpRoot[h], s, e, used)
+	capy := t.hosts[h].Capacity
+	for j, v := range res {
+		if v > 0 && used[j]+v > capy[j] {
+			return t.overError(h, s, e, j, v)
+		}
+	}
+	return nil
+}
+
+// overError builds the ErrOverCapacity for dimension j of host h, naming
+// the first time in [s, e) where usage plus extra exceeds capacity.
+func (t *Table) overError(h HostID, s, e int64, j int, extra int64) error {
+	var w walker
+	w.init(t, h, s, e, nil)
+	capy := t.hosts[h].Capacity[j]
+	for w.usage[j]+extra <= capy && w.next() {
+	}
+	return fmt.Errorf("%w: host %q at %v: %s %d > capacity %d", ErrOverCapacity,
+		t.hosts[h].Name, fromNS(w.at, time.UTC), t.names[j], w.usage[j]+extra, capy)
+}
+
+// ChangePoints returns the distinct times in [from, to) at which the usage
+// of some host changes, in increasing order (in from's location).
+func (t *Table) ChangePoints(from, to time.Time) []time.Time {
+	var out []time.Time
+	loc := from.Location()
+	t.ms.ascend(t.ms.root, toNS(from), toNS(to), func(k int64) {
+		out = append(out, fromNS(k, loc))
+	})
+	return out
+}
+
+// NextChangeAfter returns the first time after t at which the usage of
+// some host changes.
+func (t *Table) NextChangeAfter(after time.Time) (time.Time, bool) {
+	k, ok := t.ms.after(toNS(after))
+	if !ok {
+		return time.Time{}, false
+	}
+	return fromNS(k, after.Location()), true
+}
+
+// ReservationsOn returns host h's reservations that overlap [from, to),
+// ordered by start then ID. Cost: O(log n + k) for k results.
+func (t *Table) ReservationsOn(h HostID, from, to time.Time) []Reservation {
+	if !t.validHost(h) {
+		return nil
+	}
+	return t.appendOn(nil, h, toNS(from), toNS(to))
+}
+
+func (t *Table) appendOn(out []Reservation, h HostID, f, e int64) []Reservation {
+	t.it.visit(t.itRoot[h], f, e, func(s int32) bool {
+		out = append(out, t.copyOut(s))
+		return true
+	})
+	return out
+}
+
+// Overlapping returns every reservation that overlaps [from, to), ordered
+// by host, then start, then ID.
+func (t *Table) Overlapping(from, to time.Time) []Reservation {
+	f, e := toNS(from), toNS(to)
+	var out []Reservation
+	for h := range t.hosts {
+		out = t.appendOn(out, HostID(h), f, e)
+	}
+	return out
+}
+
+// LatestEnd returns the latest end of host h's reservations, or the zero
+// time if it has none (or h is unknown).
+func (t *Table) LatestEnd(h HostID) time.Time {
+	if !t.validHost(h) || t.itRoot[h] < 0 {
+		return time.Time{}
+	}
+	// The root's aggregate is the latest end; return it as the
+	// reservation holding it gave it.
+	want := t.it.nodes[t.itRoot[h]].maxEnd
+	var best time.Time
+	t.it.visit(t.itRoot[h], want-1, posInf, func(s int32) bool {
+		best = t.rs[s].End
+		return false
+	})
+	return best
+}

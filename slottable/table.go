@@ -1,0 +1,315 @@
+package slottable
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Table is the slot table: hosts, their capacities and the reservations
+// held on them. The zero value is not usable; call New. A Table is not
+// safe for concurrent use when any goroutine modifies it; concurrent
+// reads are safe.
+type Table struct {
+	names []string
+	hosts []Host
+
+	cp     cpPool  // change-point treap nodes of every host
+	cpRoot []int32 // per host: root of its change-point treap
+	ms     mset    // every host's change points, with counts
+
+	rs     []Reservation // by slot; ID 0 marks a free slot
+	it     itree         // interval-treap node of each slot
+	itRoot []int32       // per host: root of its interval treap
+	free   []int32       // free slots
+	byID   map[ResID]int32
+	lease  map[uint64][]ResID
+
+	nextID   ResID
+	checking bool
+}
+
+// New returns an empty table whose resource dimensions are "cpu",
+// "memory" and then the extra names, in that order.
+func New(extra ...string) *Table {
+	names := append([]string{"cpu", "memory"}, extra...)
+	return &Table{
+		names: names,
+		cp:    cpPool{dims: len(names), rng: prng{s: 0x5107_7ab1e}},
+		ms:    newMset(0xc4a9_6e50),
+		it:    itree{rng: prng{s: 0x1e7e_7a1}},
+		byID:  make(map[ResID]int32),
+		lease: make(map[uint64][]ResID),
+	}
+}
+
+// ResourceNames returns the names of the dimensions, by resource index.
+func (t *Table) ResourceNames() []string { return slices.Clone(t.names) }
+
+// Dims returns the number of resource dimensions.
+func (t *Table) Dims() int { return len(t.names) }
+
+// SetChecking turns capacity checking on Add and SetEnd on or off (it is
+// off in a new table).
+func (t *Table) SetChecking(on bool) { t.checking = on }
+
+// Checking reports whether capacity checking is on.
+func (t *Table) Checking() bool { return t.checking }
+
+// checkRes returns ErrBadResources unless v has one non-negative entry per
+// dimension.
+func (t *Table) checkRes(v Resources) error {
+	if len(v) != len(t.names) {
+		return fmt.Errorf("%w: %d entries, want %d", ErrBadResources, len(v), len(t.names))
+	}
+	for j, x := range v {
+		if x < 0 {
+			return fmt.Errorf("%w: %s is %d", ErrBadResources, t.names[j], x)
+		}
+	}
+	return nil
+}
+
+// AddHost adds a host with the given capacity and returns its ID (the
+// next dense ID). It returns ErrBadResources for a bad capacity vector.
+func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
+	if err := t.checkRes(capacity); err != nil {
+		return 0, err
+	}
+	id := HostID(len(t.hosts))
+	t.hosts = append(t.hosts, Host{ID: id, Name: name, Capacity: slices.Clone(capacity)})
+	t.cpRoot = append(t.cpRoot, nilNode)
+	t.itRoot = append(t.itRoot, nilNode)
+	return id, nil
+}
+
+// validHost reports whether h names a host.
+func (t *Table) validHost(h HostID) bool { return h >= 0 && int(h) < len(t.hosts) }
+
+// Host returns the host with ID id.
+func (t *Table) Host(id HostID) (Host, bool) {
+	if !t.validHost(id) {
+		return Host{}, false
+	}
+	h := t.hosts[id]
+	h.Capacity = slices.Clone(h.Capacity)
+	return h, true
+}
+
+// Hosts returns every host, in ID order.
+func (t *Table) Hosts() []Host {
+	out := make([]Host, len(t.hosts))
+	for i := range t.hosts {
+		out[i], _ = t.Host(HostID(i))
+	}
+	return out
+}
+
+// NumHosts returns the number of hosts.
+func (t *Table) NumHosts() int { return len(t.hosts) }
+
+// Len returns the number of reservations.
+func (t *Table) Len() int { return len(t.byID) }
+
+// Add adds a reservation and returns the ID it assigns (r.ID is
+// ignored). It returns ErrUnknownHost, ErrBadInterval or ErrBadResources
+// for an invalid reservation, and, when checking is on, ErrOverCapacity
+// if the host would be over capacity at some time; on error the table is
+// unchanged. The table keeps its own copy of r.Res. Cost: O(log n).
+func (t *Table) Add(r Reservation) (ResID, error) {
+	if !t.validHost(r.Host) {
+		return 0, fmt.Errorf("%w: %d", ErrUnknownHost, r.Host)
+	}
+	s, e := toNS(r.Start), toNS(r.End)
+	if s >= e {
+		return 0, fmt.Errorf("%w: [%v, %v)", ErrBadInterval, r.Start, r.End)
+	}
+	if err := t.checkRes(r.Res); err != nil {
+		return 0, err
+	}
+	if t.checking {
+		if err := t.checkFits(r.Host, s, e, r.Res); err != nil {
+			return 0, err
+		}
+	}
+	t.nextID++
+	r.ID = t.nextID
+	r.Res = slices.Clone(r.Res)
+	slot := t.allocSlot()
+	t.rs[slot] = r
+	t.it.nodes[slot] = iNode{start: s, end: e, id: r.ID}
+	t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
+	t.applyDelta(r.Host, s, r.Res, +1)
+	t.applyDelta(r.Host, e, r.Res, -1)
+	t.byID[r.ID] = slot
+	t.lease[r.Lease] = append(t.lease[r.Lease], r.ID)
+	return r.ID, nil
+}
+
+func (t *Table) allocSlot() int32 {
+	if k := len(t.free); k > 0 {
+		s := t.free[k-1]
+		t.free = t.free[:k-1]
+		return s
+	}
+	t.rs = append(t.rs, Reservation{})
+	t.it.nodes = append(t.it.nodes, iNode{})
+	return int32(len(t.rs) - 1)
+}
+
+// applyDelta adds sign*res to host h's profile at key, keeping the global
+// multiset of change points in step.
+func (t *Table) applyDelta(h HostID, key int64, res Resources, sign int64) {
+	if allZero(res) {
+		return
+	}
+	root, ch := t.cp.add(t.cpRoot[h], key, res, sign)
+	t.cpRoot[h] = root
+	switch {
+	case ch > 0:
+		t.ms.inc(key)
+	case ch < 0:
+		t.ms.dec(key)
+	}
+}
+
+func allZero(v []int64) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Remove removes a reservation. It returns ErrUnknownReservation if id is
+// not in the table. Cost: O(log n).
+func (t *Table) Remove(id ResID) error {
+	slot, ok := t.byID[id]
+	if !ok {
+		return fmt.Errorf("%w: %d", ErrUnknownReservation, id)
+	}
+	r := t.rs[slot]
+	nd := t.it.nodes[slot]
+	t.applyDelta(r.Host, nd.start, r.Res, -1)
+	t.applyDelta(r.Host, nd.end, r.Res, +1)
+	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
+	t.it.nodes[slot] = iNode{l: nilNode, r: nilNode}
+	t.rs[slot] = Reservation{}
+	t.free = append(t.free, slot)
+	delete(t.byID, id)
+	ids := t.lease[r.Lease]
+	if i := slices.Index(ids, id); i >= 0 {
+		ids[i] = ids[len(ids)-1]
+		ids = ids[:len(ids)-1]
+	}
+	if len(ids) == 0 {
+		delete(t.lease, r.Lease)
+	} else {
+		t.lease[r.Lease] = ids
+	}
+	return nil
+}
+
+// SetEnd moves a reservation's end, shortening or lengthening it. It
+// returns ErrUnknownReservation for an unknown id, ErrBadInterval if end
+// is not after the start, and, when checking is on and the reservation
+// grows, ErrOverCapacity if the host would be over capacity in the added
+// time; on error the table is unchanged. Cost: O(log n).
+func (t *Table) SetEnd(id ResID, end time.Time) error {
+	slot, ok := t.byID[id]
+	if !ok {
+		return fmt.Errorf("%w: %d", ErrUnknownReservation, id)
+	}
+	r := t.rs[slot]
+	nd := t.it.nodes[slot]
+	e := toNS(end)
+	if e <= nd.start {
+		return fmt.Errorf("%w: [%v, %v)", ErrBadInterval, r.Start, end)
+	}
+	if t.checking && e > nd.end {
+		if err := t.checkFits(r.Host, nd.end, e, r.Res); err != nil {
+			return err
+		}
+	}
+	t.applyDelta(r.Host, nd.end, r.Res, +1)
+	t.applyDelta(r.Host, e, r.Res, -1)
+	t.it.setEnd(t.itRoot[r.Host], slot, e)
+	t.rs[slot].End = end
+	return nil
+}
+
+// Get returns the reservation with ID id (with its own copy of Res).
+func (t *Table) Get(id ResID) (Reservation, bool) {
+	slot, ok := t.byID[id]
+	if !ok {
+		return Reservation{}, false
+	}
+	return t.copyOut(slot), true
+}
+
+// copyOut returns slot's reservation with a fresh Res.
+func (t *Table) copyOut(slot int32) Reservation {
+	r := t.rs[slot]
+	r.Res = slices.Clone(r.Res)
+	return r
+}
+
+// ForLease returns the reservations of a lease, ordered by start then ID.
+func (t *Table) ForLease(lease uint64) []Reservation {
+	ids := t.lease[lease]
+	slots := make([]int32, len(ids))
+	for i, id := range ids {
+		slots[i] = t.byID[id]
+	}
+	t.sortSlots(slots)
+	out := make([]Reservation, len(slots))
+	for i, s := range slots {
+		out[i] = t.copyOut(s)
+	}
+	return out
+}
+
+// sortSlots orders slots by start, then ID.
+func (t *Table) sortSlots(slots []int32) {
+	slices.SortFunc(slots, func(a, b int32) int {
+		na, nb := &t.it.nodes[a], &t.it.nodes[b]
+		if c := cmp.Compare(na.start, nb.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(na.id, nb.id)
+	})
+}
+
+// Clone returns a deep copy of the table: changes to either do not affect
+// the other. Reservation resource vectors, which the table never
+// modifies, are shared.
+func (t *Table) Clone() *Table {
+	c := &Table{
+		names:    slices.Clone(t.names),
+		hosts:    make([]Host, len(t.hosts)),
+		cp:       t.cp.clone(),
+		cpRoot:   slices.Clone(t.cpRoot),
+		ms:       t.ms.clone(),
+		rs:       slices.Clone(t.rs),
+		it:       itree{nodes: slices.Clone(t.it.nodes), rng: t.it.rng},
+		itRoot:   slices.Clone(t.itRoot),
+		free:     slices.Clone(t.free),
+		byID:     make(map[ResID]int32, len(t.byID)),
+		lease:    make(map[uint64][]ResID, len(t.lease)),
+		nextID:   t.nextID,
+		checking: t.checking,
+	}
+	for i, h := range t.hosts {
+		h.Capacity = slices.Clone(h.Capacity)
+		c.hosts[i] = h
+	}
+	for k, v := range t.byID {
+		c.byID[k] = v
+	}
+	for k, v := range t.lease {
+		c.lease[k] = slices.Clone(v)
+	}
+	return c
+}

@@ -1,0 +1,61 @@
+package slottable
+
+import (
+	"math"
+	"time"
+)
+
+// Internally every time is an int64 of nanoseconds since the Unix epoch.
+// The zero time.Time and times before about 1678 map to negInf; times after
+// about 2262 map to posInf.
+const (
+	negInf = math.MinInt64
+	posInf = math.MaxInt64
+)
+
+// maxUnixSec is the largest number of seconds whose nanoseconds fit.
+const maxUnixSec = math.MaxInt64/int64(time.Second) - 1
+
+// toNS converts a time to the internal key, saturating out of range.
+func toNS(t time.Time) int64 {
+	if t.IsZero() {
+		return negInf
+	}
+	s := t.Unix()
+	switch {
+	case s >= maxUnixSec:
+		return posInf
+	case s <= -maxUnixSec:
+		return negInf
+	}
+	return t.UnixNano()
+}
+
+// fromNS converts an internal key back to a time in loc.
+func fromNS(ns int64, loc *time.Location) time.Time {
+	return time.Unix(0, ns).In(loc)
+}
+
+// addSat returns a+b for b >= 0, saturating at posInf.
+func addSat(a, b int64) int64 {
+	if a > posInf-b {
+		return posInf
+	}
+	return a + b
+}
+
+// prng is a splitmix64 generator: each table owns its own, seeded
+// deterministically, so that tree shapes are reproducible and no global
+// random source is touched.
+type prng struct{ s uint64 }
+
+func (p *prng) next() uint64 {
+	p.s += 0x9e3779b97f4a7c15
+	z := p.s
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// nilNode is the null index in every node pool.
+const nilNode int32 = -1
