@@ -1,0 +1,285 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/scheduler/preempt"
+)
+
+// Reference overheads (models.md section 2) for a 1024 MB VM:
+//   t_s = 1024/6.36 = 161.006289 s, t_r = 1024/8.12 = 126.108374 s,
+//   t_p = 0.005 s, delta = 2.3 s.
+//   L^s(1 VM) = 0.005 + 161.006289 + 2.3 = 163.311289 s
+//   L^r(1 VM) = 0.005 + 126.108374 = 126.113374 s
+//   L^s(2 VMs) = 0.010 + 322.012579 + 2.3 = 324.322579 s
+//   L^r(2 VMs) = 0.010 + 252.216749 = 252.226749 s
+
+// A best-effort lease is suspended to make room for an advance reservation
+// and resumed after it, running exactly its remaining time.
+func TestScenarioSuspendResumeAroundAR(t *testing.T) {
+	r := simulate(t, 1, scheduler.DefaultConfig(),
+		lease("BE").For(10000),
+		lease("AR").At(100).AR(3600).For(1000),
+	)
+	// Suspension ends at the AR's start: 3600 - 163.311 = 3436.689.
+	// Resume from 4600 to 4600 + 126.113 = 4726.113.
+	// It ran 3436.689 s, so 10000 - 3436.689 = 6563.311 s are left:
+	// 4726.113 + 6563.311 = 11289.425.
+	assertSpans(t, r, []string{
+		"BE vm 0.000-3436.689 @0",
+		"BE suspend 3436.689-3600.000 @0",
+		"AR vm 3600.000-4600.000 @0",
+		"BE resume 4600.000-4726.113 @0",
+		"BE vm 4726.113-11289.425 @0",
+	})
+	be := leaseByName(t, r, "BE")
+	if be.State != "done" || be.Preemptions != 1 {
+		t.Errorf("BE: state %s, %d preemptions; want done, 1", be.State, be.Preemptions)
+	}
+	// h = 2*0.005 + 2.3 + 161.006 + 126.108 = 289.425 s
+	if got := round3(be.OverheadS); got != 289.425 {
+		t.Errorf("BE overhead = %v, want 289.425", got)
+	}
+}
+
+// With suspension disabled the lease is cancelled (stop time 5 s) and, with
+// requeue on, starts again from scratch after the reservation.
+func TestScenarioSuspensionDisabled(t *testing.T) {
+	for _, requeue := range []bool{true, false} {
+		cfg := scheduler.DefaultConfig()
+		cfg.Suspension = "none"
+		cfg.Requeue = requeue
+		cfg.Overheads.Stop = 5e9 // 5 s per VM
+		r := simulate(t, 1, cfg,
+			lease("BE").For(10000),
+			lease("AR").At(100).AR(3600).For(1000),
+		)
+		// Stopping one VM takes 5 s: stop over [3595, 3600).
+		want := []string{
+			"BE vm 0.000-3595.000 @0",
+			"BE stop 3595.000-3600.000 @0",
+			"AR vm 3600.000-4600.000 @0",
+		}
+		state := "cancelled"
+		if requeue {
+			// Requeued from scratch: the whole 10000 s again from 4600.
+			want = append(want, "BE vm 4600.000-14600.000 @0")
+			state = "done"
+		}
+		assertSpans(t, r, want)
+		if be := leaseByName(t, r, "BE"); be.State != state {
+			t.Errorf("requeue=%v: BE is %s, want %s", requeue, be.State, state)
+		}
+	}
+}
+
+// Four single-core hosts full of external leases (A: 2 VMs suspendable,
+// B: 1 VM cancellable, C: 1 VM suspendable) and a local reservation for
+// two VMs. Minimal sets: {A} with h = 0.02 + 2.3 + 2*(161.006+126.108)
+// = 576.549 s, and {B, C} with h = 0 + 289.425 = 289.425 s.
+func TestScenarioPreemptionPolicies(t *testing.T) {
+	cases := []struct {
+		policy   preempt.Policy
+		overhead float64
+		want     []string
+	}{
+		// MOV: smallest overhead, {B, C}. C suspends over
+		// [3600-163.311, 3600); B stops at 3600 (t_stop = 0). C resumes at
+		// 7200 on host 2 (pack: lowest free host) and runs the
+		// 36000-3436.689 = 32563.311 s left: 7326.113 + 32563.311 = 39889.425.
+		{preempt.MOV, 289.425, []string{
+			"A vm 0.000-36000.000 @0,1",
+			"B vm 0.000-3600.000 @2",
+			"C vm 0.000-3436.689 @3",
+			"C suspend 3436.689-3600.000 @3",
+			"AR vm 3600.000-7200.000 @2,3",
+			"C resume 7200.000-7326.113 @2",
+			"C vm 7326.113-39889.425 @2",
+		}},
+		// MLIP: fewest leases, {A}. A suspends over [3600-324.323, 3600),
+		// resumes over [7200, 7452.227), and runs 36000-3275.677 =
+		// 32724.323 s more: ends at 40176.549.
+		{preempt.MLIP, 576.549, []string{
+			"A vm 0.000-3275.677 @0,1",
+			"B vm 0.000-36000.000 @2",
+			"C vm 0.000-36000.000 @3",
+			"A suspend 3275.677-3600.000 @0,1",
+			"AR vm 3600.000-7200.000 @0,1",
+			"A resume 7200.000-7452.227 @0,1",
+			"A vm 7452.227-40176.549 @0,1",
+		}},
+		// MOML: median of {289.425, 576.549} = 432.987; only {B, C} is at
+		// or under it, so MOML chooses as MOV does.
+		{preempt.MOML, 289.425, nil},
+	}
+	for _, c := range cases {
+		t.Run(string(c.policy), func(t *testing.T) {
+			cfg := scheduler.DefaultConfig()
+			cfg.Policy = c.policy
+			r := simulate(t, 4, cfg,
+				lease("A").VMs(2).For(36000),
+				lease("B").For(36000).Class(scheduler.Cancellable),
+				lease("C").For(36000),
+				lease("AR").VMs(2).At(60).AR(3600).For(3600),
+			)
+			if c.want == nil {
+				c.want = cases[0].want
+			}
+			assertSpans(t, r, c.want)
+			if got := round3(r.Metrics.PreemptionOverheadS); got != c.overhead {
+				t.Errorf("overhead = %v, want %v", got, c.overhead)
+			}
+			if ar := leaseByName(t, r, "AR"); ar.State != "done" {
+				t.Errorf("AR is %s (%s), want done", ar.State, ar.Reason)
+			}
+		})
+	}
+	// NOP: the reservation would fit only by preempting: rejected.
+	cfg := scheduler.DefaultConfig()
+	cfg.Policy = preempt.NOP
+	r := simulate(t, 4, cfg,
+		lease("A").VMs(2).For(36000),
+		lease("B").For(36000).Class(scheduler.Cancellable),
+		lease("C").For(36000),
+		lease("AR").VMs(2).At(60).AR(3600).For(3600),
+	)
+	if ar := leaseByName(t, r, "AR"); ar.State != "rejected" || ar.Reason != "preemption-disabled: fits only by preempting, and the policy is NOP" {
+		t.Errorf("NOP: AR is %s (%s), want rejected for preemption-disabled", ar.State, ar.Reason)
+	}
+}
+
+// Three single-core hosts. L1 holds hosts 0 and 1 until 1000. H (2 VMs)
+// is planned for [1000, 1100) on hosts 0 and 1. S (3 VMs) can only run once
+// everything is free. X (1 VM, 1500 s) would fit now on host 2, but it
+// would still be there at 1100, where S could start.
+func TestScenarioBackfilling(t *testing.T) {
+	trace := func() []*leaseBuilder {
+		return []*leaseBuilder{
+			lease("L1").VMs(2).For(1000),
+			lease("H").VMs(2).At(1).For(100),
+			lease("S").VMs(3).At(2).For(100),
+			lease("X").At(3).For(1500),
+		}
+	}
+	cases := []struct {
+		backfilling string
+		want        []string
+	}{
+		// Conservative: S holds [1100, 1200), so X cannot start now; it
+		// goes after S, at 1200 on host 0.
+		{"conservative", []string{
+			"L1 vm 0.000-1000.000 @0,1",
+			"H vm 1000.000-1100.000 @0,1",
+			"S vm 1100.000-1200.000 @0,1,2",
+			"X vm 1200.000-2700.000 @0",
+		}},
+		// Aggressive (N = 1): only H holds a reservation, so X starts at
+		// once on host 2 and S waits until X ends at 1503.
+		{"aggressive", []string{
+			"L1 vm 0.000-1000.000 @0,1",
+			"X vm 3.000-1503.000 @2",
+			"H vm 1000.000-1100.000 @0,1",
+			"S vm 1503.000-1603.000 @0,1,2",
+		}},
+		// None (FCFS): X waits behind S even though it fits now; H and S
+		// start as soon as everything before them has.
+		{"none", []string{
+			"L1 vm 0.000-1000.000 @0,1",
+			"H vm 1000.000-1100.000 @0,1",
+			"S vm 1100.000-1200.000 @0,1,2",
+			"X vm 1200.000-2700.000 @0",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.backfilling, func(t *testing.T) {
+			cfg := scheduler.DefaultConfig()
+			cfg.Backfilling = c.backfilling
+			assertSpans(t, simulate(t, 3, cfg, trace()...), c.want)
+		})
+	}
+}
+
+// A lease that ends earlier than requested frees its host, and the lease
+// queued behind it moves up.
+func TestScenarioEarlyEnd(t *testing.T) {
+	r := simulate(t, 1, scheduler.DefaultConfig(),
+		lease("L1").For(1000).Real(300),
+		lease("L2").At(1).For(500),
+	)
+	// L2 was planned for [1000, 1500); L1 ends at 300, so L2 runs [300, 800).
+	assertSpans(t, r, []string{
+		"L1 vm 0.000-300.000 @0",
+		"L2 vm 300.000-800.000 @0",
+	})
+}
+
+// An immediate local lease suspends a running external lease and starts
+// when the suspension is over.
+func TestScenarioImmediatePreempts(t *testing.T) {
+	r := simulate(t, 1, scheduler.DefaultConfig(),
+		lease("BE").For(10000),
+		lease("NOW").At(1000).Now().For(600),
+	)
+	// Suspend [1000, 1163.311); NOW runs [1163.311, 1763.311); BE resumes
+	// [1763.311, 1889.425) and runs the 9000 s left: until 10889.425.
+	assertSpans(t, r, []string{
+		"BE vm 0.000-1000.000 @0",
+		"BE suspend 1000.000-1163.311 @0",
+		"NOW vm 1163.311-1763.311 @0",
+		"BE resume 1763.311-1889.425 @0",
+		"BE vm 1889.425-10889.425 @0",
+	})
+}
+
+// Deadline leases are accepted only when they can end in time.
+func TestScenarioDeadline(t *testing.T) {
+	r := simulate(t, 1, scheduler.DefaultConfig(),
+		lease("AR").AR(1000).For(1000),
+		lease("D1").For(500).Deadline(900),
+		lease("D2").For(600).Deadline(1500),
+	)
+	// D1 fits [0, 500) before the reservation. D2 would need [500, 1100)
+	// (overlaps AR) or [2000, 2600) (past 1500): rejected.
+	assertSpans(t, r, []string{
+		"D1 vm 0.000-500.000 @0",
+		"AR vm 1000.000-2000.000 @0",
+	})
+	if d2 := leaseByName(t, r, "D2"); d2.State != "rejected" || d2.Reason[:19] != "deadline-infeasible" {
+		t.Errorf("D2: %s (%s), want rejected: deadline-infeasible", d2.State, d2.Reason)
+	}
+}
+
+// A migratable lease is suspended on its host and resumed on another one,
+// its memory image copied first (t_copy = 160.2 s), before its deadline.
+func TestScenarioMigration(t *testing.T) {
+	r := simulate(t, 2, scheduler.DefaultConfig(),
+		lease("L").AR(0).For(3000),
+		lease("M").For(5000).Deadline(20000).Class(scheduler.Migratable),
+		lease("AR").At(100).AR(1000).For(9000),
+	)
+	// L takes host 0, M host 1. The AR needs M's host from 1000: suspend
+	// [1000-163.311, 1000). M resumes where L was, at 3000: copy
+	// [3000, 3160.2), resume [3160.2, 3286.313), then 5000-836.689 =
+	// 4163.311 s: until 7449.625.
+	assertSpans(t, r, []string{
+		"L vm 0.000-3000.000 @0",
+		"M vm 0.000-836.689 @1",
+		"M suspend 836.689-1000.000 @1",
+		"AR vm 1000.000-10000.000 @1",
+		"M migrate 3000.000-3160.200 @0",
+		"M resume 3160.200-3286.313 @0",
+		"M vm 3286.313-7449.625 @0",
+	})
+	if r.Metrics.MigrationRate != 100 || r.Metrics.DeadlineMisses != 0 {
+		t.Errorf("migration rate %v, deadline misses %d; want 100, 0", r.Metrics.MigrationRate, r.Metrics.DeadlineMisses)
+	}
+	// h(M) = 160.2 + 161.006 + 126.108 + 2*0.005 + 2.3 = 449.625 s
+	if got := round3(leaseByName(t, r, "M").OverheadS); got != 449.625 {
+		t.Errorf("M overhead = %v, want 449.625", got)
+	}
+}
+
+func round3(x float64) float64 {
+	return float64(int64(x*1000+0.5)) / 1000
+}
