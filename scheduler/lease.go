@@ -89,7 +89,9 @@ type Lease struct {
 	prevHost map[slottable.HostID]int
 	after    afterKind // what happens when the plan is over
 	saved    bool      // its memory images are saved: it resumes rather than starts
-	queued   bool      // it is in the best-effort queue
+	// preemptPending is set while a preemption's operation is planned.
+	preemptPending bool
+	queued         bool // it is in the best-effort queue
 }
 
 // afterKind is what happens to a lease when its plan runs out.

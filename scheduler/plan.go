@@ -95,6 +95,10 @@ func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restri
 func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
 	l.gen++
 	l.plan, l.cur, l.entered = l.plan[:0], 0, false
+	l.after = afterDone
+	if len(sp) > 0 && sp[len(sp)-1].kind == phSuspend {
+		l.after = afterSuspend // a short run: suspended at the end of its gap
+	}
 	t := p.start
 	for _, st := range sp {
 		if st.d <= 0 {
@@ -250,4 +254,51 @@ func (l *Lease) PlannedStart() time.Time {
 		return time.Time{}
 	}
 	return l.plan[l.cur].start
+}
+
+// findExclusive is find for a queued lease, keeping its resumption (or
+// migration) clear of other leases' suspend, resume and migrate operations
+// on the same hosts (exclusion local) or anywhere (exclusion global).
+func (s *Scheduler) findExclusive(l *Lease, from, until time.Time, d time.Duration, sp []stepSpec) (placement, bool) {
+	var ops time.Duration
+	for _, st := range sp {
+		if st.kind == phMigrate || st.kind == phResume {
+			ops += st.d
+		}
+	}
+	for tries := 0; tries < 64; tries++ {
+		p, ok := s.find(l, from, until, d, nil)
+		if !ok || ops == 0 {
+			return p, ok
+		}
+		clear, next := s.opsClear(l, p, ops)
+		if clear {
+			return p, true
+		}
+		if !until.IsZero() && next.After(until) {
+			return placement{}, false
+		}
+		from = next
+	}
+	return placement{}, false
+}
+
+// opsClear reports whether [p.start, p.start+d) is free of other leases'
+// image operations under the exclusion setting, and if not, when the
+// conflicting ones are over.
+func (s *Scheduler) opsClear(l *Lease, p placement, d time.Duration) (bool, time.Time) {
+	mine := hostsOf(p.hosts)
+	var next time.Time
+	for _, r := range s.table.Overlapping(p.start, p.start.Add(d)) {
+		if r.Lease == l.ID || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
+			continue
+		}
+		if s.cfg.Exclusion == "local" && mine[r.Host] == 0 {
+			continue
+		}
+		if r.End.After(next) {
+			next = r.End
+		}
+	}
+	return next.IsZero(), next
 }

@@ -245,7 +245,9 @@ func (s *Scheduler) apply(v *victim, now time.Time, detail string) {
 	l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonPreempted,
 		Detail: fmt.Sprintf("%s at %s %s", v.op, v.from.Sub(s.epoch), detail)})
 	l.Reason, l.Detail = ReasonPreempted, detail
+	l.preemptPending = true
 	if v.op == OpUnreserve {
+		l.preemptPending = false
 		s.unplan(l)
 		s.requeueFront(l)
 		l.setState(now, Queued, ReasonPreempted, detail)

@@ -12,10 +12,11 @@ const (
 	ReasonNoPreemption     Reason = "preemption-disabled" // would fit only by preempting, and the policy is NOP
 	ReasonDeadline         Reason = "deadline-infeasible" // cannot end before its deadline
 	ReasonTooSoon          Reason = "inside-non-schedulable-interval"
-	ReasonStartPassed      Reason = "start-in-the-past"   // an advance reservation whose start has passed
-	ReasonSuspendTooLate   Reason = "preemption-too-slow" // preempting would not finish before the start
-	ReasonPreempted        Reason = "preempted"           // preempted by another lease (Detail names it)
-	ReasonCancelledByUser  Reason = "cancelled-by-user"   // cancelled through the API
-	ReasonDeadlineMissed   Reason = "deadline-missed"     // resumed too late to end before the deadline
-	ReasonEnactmentFailure Reason = "enactment-failed"    // the driver reported a failure
+	ReasonStartPassed      Reason = "start-in-the-past"    // an advance reservation whose start has passed
+	ReasonSuspendTooLate   Reason = "preemption-too-slow"  // preempting would not finish before the start
+	ReasonPreempted        Reason = "preempted"            // preempted by another lease (Detail names it)
+	ReasonGapEnded         Reason = "suspended-at-gap-end" // ran in a gap before a reservation, as planned
+	ReasonCancelledByUser  Reason = "cancelled-by-user"    // cancelled through the API
+	ReasonDeadlineMissed   Reason = "deadline-missed"      // resumed too late to end before the deadline
+	ReasonEnactmentFailure Reason = "enactment-failed"     // the driver reported a failure
 )

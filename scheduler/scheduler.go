@@ -346,7 +346,12 @@ func (s *Scheduler) finishPlan(l *Lease, now time.Time) {
 		s.requeueFront(l)
 	case afterSuspend:
 		l.saved, l.after = true, afterDone
-		l.setState(now, Suspended, ReasonPreempted, l.Detail)
+		if l.Reason == ReasonPreempted && l.preemptPending {
+			l.setState(now, Suspended, ReasonPreempted, l.Detail)
+		} else {
+			l.setState(now, Suspended, ReasonGapEnded, "planned: its gap was shorter than its remaining time")
+		}
+		l.preemptPending = false
 		s.requeueFront(l)
 	}
 }

@@ -116,7 +116,13 @@ func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool) bool {
 	if mayReserve {
 		until = time.Time{}
 	}
-	p, ok := s.find(l, from, until, total, nil)
+	p, ok := s.findExclusive(l, from, until, total, sp)
+	if !ok || p.start.After(from) {
+		// It cannot start now for its whole time: perhaps for part of it.
+		if short, sp2, ok2 := s.shortRun(l, from, sp); ok2 {
+			p, sp, ok = short, sp2, true
+		}
+	}
 	if !ok {
 		s.setQueuedState(l, now)
 		return false

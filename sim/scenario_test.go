@@ -283,3 +283,99 @@ func TestScenarioMigration(t *testing.T) {
 func round3(x float64) float64 {
 	return float64(int64(x*1000+0.5)) / 1000
 }
+
+// With a scheduling threshold factor F, a suspendable lease that cannot
+// run its whole time before a reservation runs in the gap and is suspended
+// at its end, but only if the run lasts at least F times its overheads.
+func TestScenarioThresholdFactor(t *testing.T) {
+	cases := []struct {
+		factor float64
+		want   []string
+	}{
+		// F = 1: T = L^s = 163.311 s; the gap is [0, 5000), so the lease
+		// runs 5000 - 163.311 = 4836.689 s >= 163.311, is suspended over
+		// [4836.689, 5000), resumes at 6000 and runs the 5163.311 s left.
+		{1, []string{
+			"BE vm 0.000-4836.689 @0",
+			"BE suspend 4836.689-5000.000 @0",
+			"AR vm 5000.000-6000.000 @0",
+			"BE resume 6000.000-6126.113 @0",
+			"BE vm 6126.113-11289.425 @0",
+		}},
+		// F = 40: it would need 40 * 163.311 = 6532.5 s: it waits instead.
+		{40, []string{
+			"AR vm 5000.000-6000.000 @0",
+			"BE vm 6000.000-16000.000 @0",
+		}},
+		// F = 0 never starts a lease in a gap shorter than its time.
+		{0, []string{
+			"AR vm 5000.000-6000.000 @0",
+			"BE vm 6000.000-16000.000 @0",
+		}},
+	}
+	for _, c := range cases {
+		cfg := scheduler.DefaultConfig()
+		cfg.ThresholdFactor = c.factor
+		r := simulate(t, 1, cfg,
+			lease("AR").AR(5000).For(1000),
+			lease("BE").For(10000),
+		)
+		assertSpans(t, r, c.want)
+		if be := leaseByName(t, r, "BE"); be.State != "done" || be.Preemptions != 0 {
+			t.Errorf("F=%v: BE %s with %d preemptions; want done, none", c.factor, be.State, be.Preemptions)
+		}
+	}
+}
+
+// Suspend/resume exclusion: two leases on two hosts suspended for the same
+// reservation write their images at once (local) or one after the other
+// (global), and likewise read them back.
+func TestScenarioExclusion(t *testing.T) {
+	trace := func() []*leaseBuilder {
+		return []*leaseBuilder{
+			lease("A").For(10000),
+			lease("B").For(10000),
+			lease("AR").VMs(2).At(60).AR(3600).For(1000),
+		}
+	}
+	// Local: both suspend over [3436.689, 3600) and resume over
+	// [4600, 4726.113); each has 10000 - 3436.689 = 6563.311 s left.
+	local := []string{
+		"A vm 0.000-3436.689 @0",
+		"B vm 0.000-3436.689 @1",
+		"A suspend 3436.689-3600.000 @0",
+		"B suspend 3436.689-3600.000 @1",
+		"AR vm 3600.000-4600.000 @0,1",
+		"A resume 4600.000-4726.113 @0",
+		"B resume 4600.000-4726.113 @1",
+		"A vm 4726.113-11289.425 @0",
+		"B vm 4726.113-11289.425 @1",
+	}
+	// Global: B's suspension goes first, ending where A's begins:
+	// [3436.689 - 163.311, 3436.689) = [3273.377, 3436.689). B is back in
+	// the queue first, resumes first (on host 0, the first free host) over
+	// [4600, 4726.113) and runs 10000 - 3273.377 = 6726.623 s until
+	// 11452.736; A resumes after it, [4726.113, 4852.227), and runs its
+	// 6563.311 s until 11415.538.
+	global := []string{
+		"A vm 0.000-3436.689 @0",
+		"B vm 0.000-3273.377 @1",
+		"B suspend 3273.377-3436.689 @1",
+		"A suspend 3436.689-3600.000 @0",
+		"AR vm 3600.000-4600.000 @0,1",
+		"B resume 4600.000-4726.113 @0",
+		"A resume 4726.113-4852.227 @1",
+		"B vm 4726.113-11452.736 @0",
+		"A vm 4852.227-11415.538 @1",
+	}
+	for _, c := range []struct {
+		exclusion string
+		want      []string
+	}{{"local", local}, {"global", global}} {
+		t.Run(c.exclusion, func(t *testing.T) {
+			cfg := scheduler.DefaultConfig()
+			cfg.Exclusion = c.exclusion
+			assertSpans(t, simulate(t, 2, cfg, trace()...), c.want)
+		})
+	}
+}

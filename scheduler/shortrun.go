@@ -1,0 +1,76 @@
+package scheduler
+
+import (
+	"sort"
+	"time"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// shortRun plans a queued lease that cannot run its whole time now to run
+// in the gap it has now and be suspended at the gap's end (Haizea's
+// scheduling of best-effort leases in front of a reservation). It does so
+// only when the lease may be suspended and the run lasts at least
+// ThresholdFactor times the overheads it costs (starting or resuming, and
+// suspending), so that leases do not thrash. It returns the placement and
+// the steps to reserve.
+func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement, []stepSpec, bool) {
+	f := s.cfg.ThresholdFactor
+	if f <= 0 || !l.Preemptable() || !s.suspendable(l) {
+		return placement{}, nil, false
+	}
+	var prefix time.Duration
+	for _, st := range sp {
+		if st.kind == phRun {
+			break
+		}
+		prefix += st.d
+	}
+	suspend := s.cfg.Overheads.Suspend(l.mems())
+	minRun := time.Duration(f * float64(prefix+suspend))
+	if minRun <= 0 {
+		minRun = time.Second
+	}
+	gap, ok := s.longestGap(l, from, prefix+l.Remaining+suspend)
+	run := gap - prefix - suspend
+	if !ok || run < minRun || run >= l.Remaining {
+		return placement{}, nil, false
+	}
+	p, ok := s.find(l, from, from, gap, nil)
+	if !ok {
+		return placement{}, nil, false
+	}
+	var out []stepSpec
+	for _, st := range sp {
+		if st.kind == phRun {
+			out = append(out, stepSpec{phRun, run}, stepSpec{phSuspend, suspend})
+			break
+		}
+		out = append(out, st)
+	}
+	l.prevHost = hostsOf(p.hosts)
+	return p, out, true
+}
+
+// suspendable reports whether preempting l would suspend it.
+func (s *Scheduler) suspendable(l *Lease) bool {
+	canSuspend := s.cfg.Suspension == "all" || (s.cfg.Suspension == "serial" && l.Req.VMs == 1)
+	return canSuspend && (l.Req.Class == Suspendable || l.Req.Class == Migratable)
+}
+
+// longestGap is the longest d <= limit such that the lease fits over
+// [from, from+d), found by bisection over the change points.
+func (s *Scheduler) longestGap(l *Lease, from time.Time, limit time.Duration) (time.Duration, bool) {
+	fits := func(d time.Duration) bool {
+		_, ok := s.table.EarliestFit(slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: from, Until: from})
+		return ok
+	}
+	ends := s.table.ChangePoints(from.Add(time.Nanosecond), from.Add(limit))
+	// The fit only gets worse with a longer interval: find the last change
+	// point e such that [from, e) fits.
+	i := sort.Search(len(ends), func(i int) bool { return !fits(ends[i].Sub(from)) })
+	if i == 0 {
+		return 0, false
+	}
+	return ends[i-1].Sub(from), true
+}
