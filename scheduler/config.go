@@ -55,9 +55,9 @@ type Config struct {
 	// Overheads is the overhead model, with Haizea's shutdown-time,
 	// enactment-overhead, override-suspend-time and override-resume-time.
 	Overheads Overheads
-	// CheckInvariants makes the slot table refuse (and report) any
-	// over-commitment as it happens, and Check() the whole table after
-	// every decision.
+	// CheckInvariants makes the slot table refuse any over-commitment as it
+	// happens (the scheduler panics: it is a bug), and walks the whole table
+	// and every plan with Check every 512 decisions.
 	CheckInvariants bool
 }
 

@@ -89,6 +89,7 @@ type Lease struct {
 	prevHost map[slottable.HostID]int
 	after    afterKind // what happens when the plan is over
 	saved    bool      // its memory images are saved: it resumes rather than starts
+	stopped  bool      // its stop phase has begun (the driver was told)
 	// preemptPending is set while a preemption's operation is planned.
 	preemptPending bool
 	queued         bool // it is in the best-effort queue

@@ -100,9 +100,10 @@ func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
 		l.after = afterSuspend // a short run: suspended at the end of its gap
 	}
 	t := p.start
+	same := sameHosts(l.prevHost, p.hosts)
 	for _, st := range sp {
-		if st.d <= 0 {
-			continue
+		if st.d <= 0 || (st.kind == phMigrate && same) {
+			continue // nothing to copy when it resumes where it was
 		}
 		ph := phase{kind: st.kind, start: t, end: t.Add(st.d), hosts: p.hosts}
 		if err := s.reserve(l, &ph); err != nil {
@@ -301,4 +302,21 @@ func (s *Scheduler) opsClear(l *Lease, p placement, d time.Duration) (bool, time
 		}
 	}
 	return next.IsZero(), next
+}
+
+// sameHosts reports whether hosts puts as many VMs on each host as prev.
+func sameHosts(prev map[slottable.HostID]int, hosts []slottable.HostID) bool {
+	if len(prev) == 0 {
+		return false
+	}
+	now := hostsOf(hosts)
+	if len(now) != len(prev) {
+		return false
+	}
+	for h, n := range now {
+		if prev[h] != n {
+			return false
+		}
+	}
+	return true
 }

@@ -37,7 +37,7 @@ func (s *Scheduler) candidates(at, end time.Time, self LeaseID) []*victim {
 			continue
 		}
 		running := l.entered && l.plan[l.cur].kind == phRun
-		notBegun := !l.entered && l.State == Scheduled
+		notBegun := !l.entered && l.State == Scheduled && l.queued
 		if !running && !notBegun {
 			continue
 		}
@@ -261,9 +261,6 @@ func (s *Scheduler) apply(v *victim, now time.Time, detail string) {
 		kind, l.after = phSuspend, afterSuspend
 		l.prevHost = hostsOf(hosts)
 		l.migrate = v.op == OpMigrate
-		if l.migrate {
-			l.Migrations++
-		}
 	case OpRequeue:
 		l.after = afterRequeue
 	default:

@@ -270,6 +270,7 @@ func (s *Scheduler) enter(l *Lease, p *phase, now time.Time) {
 		l.setState(now, Suspending, "", "")
 		act.Op = ActSuspend
 	case phMigrate:
+		l.Migrations++
 		l.setState(now, Migrating, "", "")
 		act.Op = ActMigrate
 		act.From = l.Hosts
@@ -278,6 +279,7 @@ func (s *Scheduler) enter(l *Lease, p *phase, now time.Time) {
 		act.Op = ActResume
 	case phStop:
 		act.Op = ActStop
+		l.stopped = true
 	case phShutdown:
 		act.Op = ActShutdown
 	}
@@ -329,6 +331,10 @@ func (s *Scheduler) release(l *Lease, p *phase) {
 func (s *Scheduler) finishPlan(l *Lease, now time.Time) {
 	l.plan, l.cur, l.entered = nil, 0, false
 	l.gen++
+	if (l.after == afterCancel || l.after == afterRequeue) && !l.stopped {
+		s.emit(Action{At: now, Lease: l.ID, Hosts: l.Hosts}, ActStop) // stopping takes no time
+	}
+	l.stopped = false
 	switch l.after {
 	case afterDone:
 		l.Remaining = 0

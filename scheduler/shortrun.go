@@ -40,6 +40,9 @@ func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement
 	if !ok {
 		return placement{}, nil, false
 	}
+	if clear, _ := s.opsClear(l, p, prefix); l.saved && !clear {
+		return placement{}, nil, false
+	}
 	var out []stepSpec
 	for _, st := range sp {
 		if st.kind == phRun {

@@ -24,6 +24,10 @@ func (s *Scheduler) Submit(now time.Time, req Request) (*Lease, []Action) {
 		return l, s.flush()
 	}
 	l.Ready = s.At(req.ReadyTime())
+	if req.Kind == AdvanceReservation && l.Ready.Before(now) {
+		s.reject(l, now, ReasonStartPassed, fmt.Sprintf("its start %s has passed", req.Start))
+		return l, s.flush()
+	}
 	if l.Ready.Before(now) {
 		l.Ready = now
 	}
@@ -160,9 +164,10 @@ func (s *Scheduler) checkDeadline(l *Lease, now time.Time) {
 }
 
 // replan drops the reservations of every queued lease that has not begun
-// and plans the queue again in order (conservative backfilling's
-// compression: nobody starts later than before, since capacity was only
-// freed or reservations were dropped).
+// and plans the queue again in order. When it runs because capacity was
+// freed (conservative backfilling's compression) no queued lease starts
+// later than before; when it runs after an advance reservation or deadline
+// lease was accepted, queued leases may move later to make room.
 func (s *Scheduler) replan(now time.Time) {
 	s.stats.Replans++
 	for _, id := range s.queue {

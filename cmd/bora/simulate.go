@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -8,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/report"
@@ -55,7 +58,7 @@ parallel, and prints them side by side.`,
 	fl.Float64Var(&f.suspendRate, "suspend-rate", 0, "suspension rate s in MB/s")
 	fl.Float64Var(&f.resumeRate, "resume-rate", 0, "resumption rate r in MB/s")
 	fl.StringArrayVar(&f.sets, "set", nil, "set any config key, e.g. scheduler.suspension=none (repeatable)")
-	fl.StringVarP(&f.output, "output", "o", "table", "output: table or json")
+	fl.StringVarP(&f.output, "output", "o", "table", "output: table, json or yaml")
 	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation plots (SVG, PNG) here")
 	fl.BoolVar(&f.check, "check-invariants", true, "check after every decision that no host is over capacity")
 	return cmd
@@ -65,8 +68,8 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if f.trace == "" {
 		return usage("--trace is required")
 	}
-	if f.output != "table" && f.output != "json" {
-		return usage("-o: unknown output %q (want table or json)", f.output)
+	if f.output != "table" && f.output != "json" && f.output != "yaml" {
+		return usage("-o: unknown output %q (want table, json or yaml)", f.output)
 	}
 	cfg, opts, err := simulationConfig(cmd, f)
 	if err != nil {
@@ -232,8 +235,29 @@ func runAll(runs []sim.Config, reqs []scheduler.Request) ([]*report.Report, erro
 }
 
 func writeReports(w io.Writer, output string, reports []*report.Report) error {
-	if output == "json" {
+	switch output {
+	case "json":
 		return report.WriteJSON(w, reports...)
+	case "yaml":
+		return writeYAML(w, reports)
 	}
 	return report.WriteTable(w, reports...)
+}
+
+// writeYAML writes the JSON report as YAML (same keys).
+func writeYAML(w io.Writer, reports []*report.Report) error {
+	var buf bytes.Buffer
+	if err := report.WriteJSON(&buf, reports...); err != nil {
+		return err
+	}
+	var doc any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		return err
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	return enc.Close()
 }

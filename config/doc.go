@@ -1,0 +1,42 @@
+// Package config reads bora's configuration file: one YAML document with
+// three sections, each a mapping of keys.
+//
+//	scheduler:                 # the keys of scheduler.Config.Set
+//	  backfilling: aggressive  # conservative | aggressive | none
+//	  max_reservations: 4
+//	  mapper: pack             # pack | spread
+//	  preemption:
+//	    policy: MLIP           # NOP | MOV | MLIP | MOML
+//	    exact_limit: 16
+//	  overheads:
+//	    suspend_rate: 40       # MB/s
+//	    shutdown: 10s          # Go duration or seconds
+//	cluster:                   # the simulated cluster (bora simulate)
+//	  hosts: 512
+//	  cpu: 1                   # cores per host (0.5 allowed)
+//	  memory: 1024             # MB per host
+//	workload:                  # how traces become leases
+//	  cpu_per_vm: 1
+//	  memory_per_vm: 1024
+//	  suspension_off: false
+//
+// Default returns the configuration with nothing set: scheduler.
+// DefaultConfig, 144 hosts of one core and 1024 MB (the SDSC Blue Horizon
+// experiments) and workload.DefaultOptions. Load (a file) and Parse (bytes)
+// start from Default and apply every leaf of the document as a dotted key
+// ("scheduler.overheads.suspend_rate") through Config.Set, the same
+// function that `bora simulate --set key=value` uses, then run Validate
+// over every section.
+//
+// Reading is strict: an unknown key, a list or a mapping where a single
+// value belongs, or a value that does not parse is an *Error naming the
+// file, the line and the dotted key (an unknown key wraps ErrUnknownKey).
+// Values that parse but are out of range (an unknown backfilling mode, a
+// negative rate, zero hosts) are found by Validate after the whole
+// document is read, and reported with the key but without a line
+// ("(validation)"). On any error Load and Parse return the zero Config:
+// nothing of a bad file is used.
+//
+// CPU values are written in cores and stored in hundredths of a core
+// (Haizea's unit); memory is in MB.
+package config

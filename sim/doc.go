@@ -1,0 +1,51 @@
+// Package sim is bora's discrete-event simulator: it runs the real
+// scheduler (package scheduler) over a list of requests on a simulated
+// clock, plays the part of the driver, and returns a report.Report with
+// the metrics of models.md section 7, the lease table, the Gantt
+// intervals and the utilisation samples.
+//
+// # Use
+//
+//	cfg := sim.Config{
+//		Name:      "MOV",
+//		Cluster:   sim.Cluster{Hosts: 144, CPU: 100, Memory: 1024}, // hundredths of a core, MB
+//		Scheduler: scheduler.DefaultConfig(),
+//	}
+//	rep, err := sim.Run(cfg, reqs) // reqs from workload.ReadFile, for instance
+//
+// Run fails only when the configuration is invalid (or, with
+// Scheduler.CheckInvariants, when the final scheduler.Check fails); an
+// invalid request is not an error: the scheduler rejects it with a reason
+// that the report shows. Each Run builds its own slot table and scheduler,
+// so runs are independent and may go in parallel (bora simulate runs a
+// sweep that way). A run is reproducible: the same inputs give the same
+// report, except Metrics.WallSeconds, the only reading of the real clock.
+//
+// # The clock and the loop
+//
+// Request times are offsets from Epoch (2000-01-01 UTC). The loop jumps
+// to the earliest of: the next arrival, the scheduler's NextEvent, and
+// the next real end of a running lease. At that time it first reports the
+// real ends that are due (Scheduler.Finished), then calls
+// Scheduler.Advance, then submits the arrivals that are due. It stops
+// when none of the three is left.
+//
+// # Playing the driver
+//
+// The simulator knows each lease's real run time (Request.RealDuration:
+// Request.Real, capped at the requested Duration); the scheduler plans
+// with the requested duration only. On an ActRun action the simulated VMs
+// start computing and their real end is put on a heap; on suspend,
+// shutdown or done they stop and keep the real time they have left; on
+// stop they lose their work (a requeued lease starts from scratch). A
+// lease whose real end comes before its reserved run ends is reported to
+// the scheduler with Finished, which frees the rest of the reservation.
+// Every other operation (start, suspend, migrate, resume, shutdown)
+// takes exactly the time the scheduler reserved for it, and never fails.
+//
+// The scheduler's Record hook gives every reservation as it was really
+// used; those intervals become the Gantt chart and the utilisation.
+//
+// Debug, when set, prints progress lines to standard output (a
+// development aid; leave it off in library use).
+package sim
