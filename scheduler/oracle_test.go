@@ -1,0 +1,99 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/bora-sched/bora/scheduler/preempt"
+	"github.com/bora-sched/bora/slottable"
+)
+
+var epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// busyCluster builds a scheduler whose hosts (random cpu and memory) run
+// random external best-effort leases started at time 0.
+func busyCluster(t testing.TB, rng *rand.Rand, hosts, leases int) *Scheduler {
+	t.Helper()
+	table := slottable.New()
+	for h := 0; h < hosts; h++ {
+		if _, err := table.AddHost(fmt.Sprintf("h%d", h), slottable.Resources{int64(100 * (1 + rng.Intn(4))), int64(1024 * (1 + rng.Intn(4)))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Backfilling = "none"
+	cfg.CheckInvariants = true
+	s, err := New(cfg, table, epoch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := []Class{Cancellable, Suspendable, Migratable}
+	for i := 0; i < leases; i++ {
+		req := Request{Kind: BestEffort, Duration: time.Duration(1+rng.Intn(10)) * time.Hour,
+			VMs: 1 + rng.Intn(3), CPU: 100, Memory: int64(512 * (1 + rng.Intn(2))),
+			Class: classes[rng.Intn(len(classes))], Origin: External}
+		s.Submit(epoch, req)
+	}
+	return s
+}
+
+// TestOracleMatchesSlotTable checks the preemption feasibility oracle
+// against the slot table itself over every subset of candidates: a set is
+// feasible exactly when, with the set's reservations removed from a copy of
+// the table, the request fits at its start.
+func TestOracleMatchesSlotTable(t *testing.T) {
+	seen := map[bool]int{}
+	for seed := int64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		s := busyCluster(t, rng, 2+rng.Intn(5), 3+rng.Intn(10))
+		at := epoch.Add(time.Duration(rng.Intn(120)) * time.Minute)
+		d := time.Duration(1+rng.Intn(4)) * time.Hour
+		l := &Lease{ID: 1 << 20, Req: Request{VMs: 1 + rng.Intn(4), CPU: 100, Memory: 1024}}
+		cands := s.candidates(at, at.Add(d), l.ID)
+		if len(cands) > 12 {
+			cands = cands[:12]
+		}
+		feasible := s.oracle(l, at, d, cands)
+		for mask := 0; mask < 1<<len(cands); mask++ {
+			set := preempt.NewSet(len(cands))
+			clone := s.table.Clone()
+			for i, v := range cands {
+				if mask&(1<<i) == 0 {
+					continue
+				}
+				set.Add(i)
+				for _, r := range clone.ForLease(v.l.ID) {
+					if err := clone.Remove(r.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			_, want := clone.EarliestFit(slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: at, Until: at})
+			seen[want]++
+			if got := feasible(set); got != want {
+				t.Fatalf("seed %d, set %v of %d candidates: oracle says %v, the slot table %v", seed, set, len(cands), got, want)
+			}
+		}
+	}
+	t.Logf("subsets checked: %d feasible, %d not", seen[true], seen[false])
+	if seen[true] < 50 || seen[false] < 50 {
+		t.Errorf("the random clusters exercise too little: %v", seen)
+	}
+}
+
+// TestCandidatesArePreemptable: only running external preemptable leases
+// are ever candidates, and local leases never.
+func TestCandidatesArePreemptable(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	s := busyCluster(t, rng, 4, 8)
+	local := Request{Kind: AdvanceReservation, Start: 0, Duration: 10 * time.Hour, VMs: 1, CPU: 100, Memory: 512,
+		Class: NonPreemptable, Origin: Local}
+	s.Submit(epoch, local)
+	for _, v := range s.candidates(epoch, epoch.Add(10*time.Hour), 0) {
+		if v.l.Req.Origin != External || v.l.Req.Class == NonPreemptable || v.l.State != Running {
+			t.Errorf("candidate lease %d: %s %s %s", v.l.ID, v.l.Req.Origin, v.l.Req.Class, v.l.State)
+		}
+	}
+}
