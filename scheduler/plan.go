@@ -320,3 +320,22 @@ func sameHosts(prev map[slottable.HostID]int, hosts []slottable.HostID) bool {
 	}
 	return true
 }
+
+// opsStart is the earliest start of the other leases' image operations
+// that overlap [p.start, p.start+d) under the exclusion setting.
+func (s *Scheduler) opsStart(l *Lease, p placement, d time.Duration) time.Time {
+	mine := hostsOf(p.hosts)
+	first := p.start
+	for _, r := range s.table.Overlapping(p.start, p.start.Add(d)) {
+		if r.Lease == l.ID || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
+			continue
+		}
+		if s.cfg.Exclusion == "local" && mine[r.Host] == 0 {
+			continue
+		}
+		if r.Start.Before(first) {
+			first = r.Start
+		}
+	}
+	return first
+}

@@ -174,9 +174,12 @@ func (s *Scheduler) layout(victims []*victim, at, now time.Time, backward bool) 
 	var placed []*victim
 	for _, v := range victims {
 		v.from = now
-		for _, w := range placed {
-			if s.conflict(v, w) && w.to.After(v.from) {
-				v.from = w.to
+		for moved := true; moved; {
+			moved = false
+			for _, b := range s.blocks(v, placed, victims) {
+				if b.start.Before(v.from.Add(v.opLen)) && b.end.After(v.from) {
+					v.from, moved = b.end, true
+				}
 			}
 		}
 		v.to = v.from.Add(v.opLen)
@@ -185,16 +188,19 @@ func (s *Scheduler) layout(victims []*victim, at, now time.Time, backward bool) 
 		}
 		placed = append(placed, v)
 	}
-	return start, s.runningAt(victims)
+	return start, s.within(victims)
 }
 
 func (s *Scheduler) layoutBackward(victims []*victim, at, now time.Time) bool {
 	var placed []*victim
 	for _, v := range victims {
 		v.to = at
-		for _, w := range placed {
-			if s.conflict(v, w) && w.from.Before(v.to) {
-				v.to = w.from
+		for moved := true; moved; {
+			moved = false
+			for _, b := range s.blocks(v, placed, victims) {
+				if b.start.Before(v.to) && b.end.After(v.to.Add(-v.opLen)) {
+					v.to, moved = b.start, true
+				}
 			}
 		}
 		v.from = v.to.Add(-v.opLen)
@@ -203,17 +209,50 @@ func (s *Scheduler) layoutBackward(victims []*victim, at, now time.Time) bool {
 		}
 		placed = append(placed, v)
 	}
-	return s.runningAt(victims)
+	return s.within(victims)
 }
 
-// runningAt reports whether every running victim is still in its run phase
-// when its operation begins.
-func (s *Scheduler) runningAt(victims []*victim) bool {
+// interval is a span of time another image operation holds.
+type interval struct{ start, end time.Time }
+
+// blocks are the intervals v's operation must not overlap: the operations
+// already placed for this decision and those of other leases in the table
+// that write or read memory images, on v's hosts (exclusion local) or
+// anywhere (global). Operations that write no image are never blocked.
+func (s *Scheduler) blocks(v *victim, placed, victims []*victim) []interval {
+	if !v.images {
+		return nil
+	}
+	var out []interval
+	for _, w := range placed {
+		if s.conflict(v, w) {
+			out = append(out, interval{w.from, w.to})
+		}
+	}
+	skip := map[LeaseID]bool{}
+	for _, w := range victims {
+		skip[w.l.ID] = true
+	}
+	for _, r := range s.table.Overlapping(s.now, v.l.plannedEnd().Add(v.opLen)) {
+		if skip[r.Lease] || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
+			continue
+		}
+		if s.cfg.Exclusion == "global" || v.hosts[r.Host] > 0 {
+			out = append(out, interval{r.Start, r.End})
+		}
+	}
+	return out
+}
+
+// within reports whether every running victim's operation begins during
+// its run and ends before its plan would have: the operation holds only
+// what the victim already held.
+func (s *Scheduler) within(victims []*victim) bool {
 	for _, v := range victims {
 		if v.op == OpUnreserve {
 			continue
 		}
-		if v.l.runPhase(v.from) < 0 {
+		if v.l.runPhase(v.from) < 0 || v.to.After(v.l.plannedEnd()) {
 			return false
 		}
 	}

@@ -32,8 +32,7 @@ func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement
 		minRun = time.Second
 	}
 	gap, ok := s.longestGap(l, from, prefix+l.Remaining+suspend)
-	run := gap - prefix - suspend
-	if !ok || run < minRun || run >= l.Remaining {
+	if !ok {
 		return placement{}, nil, false
 	}
 	p, ok := s.find(l, from, from, gap, nil)
@@ -41,6 +40,21 @@ func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement
 		return placement{}, nil, false
 	}
 	if clear, _ := s.opsClear(l, p, prefix); l.saved && !clear {
+		return placement{}, nil, false
+	}
+	// The suspension at the gap's end must not overlap other image
+	// operations (suspend/resume exclusion): end the run earlier if so.
+	end := from.Add(gap)
+	for tries := 0; tries < 16; tries++ {
+		q := placement{start: end.Add(-suspend), hosts: p.hosts}
+		if clear, _ := s.opsClear(l, q, suspend); clear {
+			break
+		}
+		end = s.opsStart(l, q, suspend)
+	}
+	gap = end.Sub(from)
+	run := gap - prefix - suspend
+	if run < minRun || run >= l.Remaining {
 		return placement{}, nil, false
 	}
 	var out []stepSpec

@@ -163,19 +163,16 @@ func (s *Scheduler) checkDeadline(l *Lease, now time.Time) {
 	}
 }
 
-// replan drops the reservations of every queued lease that has not begun
-// and plans the queue again in order. When it runs because capacity was
-// freed (conservative backfilling's compression) no queued lease starts
-// later than before; when it runs after an advance reservation or deadline
-// lease was accepted, queued leases may move later to make room.
+// replan plans the queue again in order, each lease moving earlier if it
+// can: a lease that holds a reservation gives it up only for an earlier
+// start, and otherwise gets it back as it was. Leases ahead of it are
+// planned while it still holds its reservation, so they cannot take it:
+// when capacity is freed no queued lease starts later than it was planned
+// (conservative backfilling's compression). After an advance reservation
+// or deadline lease is accepted, the queued leases' reservations were
+// dropped first (unplanQueue), and they may move later to make room.
 func (s *Scheduler) replan(now time.Time) {
 	s.stats.Replans++
-	for _, id := range s.queue {
-		l := s.leases[id]
-		if l.State == Scheduled && !l.entered {
-			s.unplan(l)
-		}
-	}
 	held, allowed := 0, s.cfg.reservationsAllowed()
 	queue := append([]LeaseID(nil), s.queue...)
 	for _, id := range queue {
@@ -183,7 +180,13 @@ func (s *Scheduler) replan(now time.Time) {
 		if l.entered || !l.queued {
 			continue
 		}
-		if !s.planQueued(l, now, held < allowed) {
+		old := s.takePlan(l)
+		planned := s.planQueued(l, now, held < allowed || old != nil)
+		if old != nil && (!planned || l.PlannedStart().After(old[0].start)) {
+			s.unplan(l)
+			planned = s.restorePlan(l, old)
+		}
+		if !planned {
 			if s.cfg.Backfilling == "none" {
 				return
 			}
@@ -193,6 +196,44 @@ func (s *Scheduler) replan(now time.Time) {
 			held++
 		}
 	}
+}
+
+// takePlan removes a queued lease's plan that has not begun and returns
+// its phases (nil when it had none).
+func (s *Scheduler) takePlan(l *Lease) []phase {
+	if l.State != Scheduled || l.entered || len(l.plan) == 0 {
+		return nil
+	}
+	old := make([]phase, len(l.plan))
+	for i, p := range l.plan {
+		old[i] = phase{kind: p.kind, start: p.start, end: p.end, hosts: p.hosts}
+	}
+	after := l.after
+	s.unplan(l)
+	l.after = after
+	return old
+}
+
+// restorePlan reserves phases again exactly as they were.
+func (s *Scheduler) restorePlan(l *Lease, old []phase) bool {
+	after := l.after
+	l.gen++
+	l.plan, l.cur, l.entered = l.plan[:0], 0, false
+	for _, p := range old {
+		ph := p
+		if err := s.reserve(l, &ph); err != nil {
+			s.log.WithError(err).WithField("lease_id", l.ID).Error("restoring reservation")
+			s.unplan(l)
+			return false
+		}
+		l.plan = append(l.plan, ph)
+	}
+	l.after = after
+	if len(old) > 0 && old[len(old)-1].kind == phSuspend {
+		l.after = afterSuspend
+	}
+	s.push(l, l.plan[0].start)
+	return true
 }
 
 // placeFixed decides an immediate, advance-reservation or deadline lease.
