@@ -216,7 +216,6 @@ func (s *Scheduler) takePlan(l *Lease) []phase {
 
 // restorePlan reserves phases again exactly as they were.
 func (s *Scheduler) restorePlan(l *Lease, old []phase) bool {
-	after := l.after
 	l.gen++
 	l.plan, l.cur, l.entered = l.plan[:0], 0, false
 	for _, p := range old {
@@ -228,7 +227,9 @@ func (s *Scheduler) restorePlan(l *Lease, old []phase) bool {
 		}
 		l.plan = append(l.plan, ph)
 	}
-	l.after = after
+	// A queued lease's plan ends in a suspension only when it is a short
+	// run; what the discarded plan said does not matter.
+	l.after = afterDone
 	if len(old) > 0 && old[len(old)-1].kind == phSuspend {
 		l.after = afterSuspend
 	}
