@@ -307,10 +307,17 @@ func (s *Scheduler) Finished(now time.Time, id LeaseID) []Action {
 		return s.flush()
 	}
 	hosts := l.plan[l.cur].hosts
+	// The shutdown holds only what the lease had reserved: it ends by the
+	// end of its plan (a preemption may already have cut it short).
+	limit := l.plannedEnd()
 	s.cut(l, now)
 	l.after = afterDone
 	if sd := s.cfg.Overheads.Shutdown; sd > 0 {
-		if err := s.appendPhase(l, phShutdown, now, now.Add(sd), hosts); err != nil {
+		end := now.Add(sd)
+		if end.After(limit) {
+			end = limit
+		}
+		if err := s.appendPhase(l, phShutdown, now, end, hosts); err != nil {
 			s.log.WithError(err).WithField("lease_id", id).Error("reserving shutdown")
 		}
 	}

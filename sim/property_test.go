@@ -827,6 +827,11 @@ func TestPropertyCases(t *testing.T) {
 			c.NonSchedulable, c.ThresholdFactor = 10*time.Minute, 1
 		}, []scheduler.Request{
 			propReq(be, susp, 0, 0, 1, 1024, 60, 55), propReq(be, susp, 1, 0, 1, 1024, 120, 0), propReq(be, susp, 2, 0, 1, 1024, 60, 0)}},
+		// Shutdown 30 s, stop 0: R at 50:10 stops V there (requeue off:
+		// cancel). V ends on its own at 50:00 and Finished reserves its
+		// shutdown over [50:00, 50:30), into R's reservation from 50:10.
+		{"shutdown-after-early-end-overlaps-preemptor", 100, 1024, func(c *scheduler.Config) { c.Overheads.Shutdown = 30 * time.Second },
+			[]scheduler.Request{propReq(be, scheduler.Cancellable, 0, 0, 1, 1024, 60, 50), propReq(ar, local, 10, 50+1.0/6, 1, 1024, 30, 0)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
