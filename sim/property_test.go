@@ -51,22 +51,29 @@ import (
 //	   lease came ahead of it meanwhile
 //	h  the driver is told to stop every VM it was told to start, and never
 //	   to start VMs that already exist
+//	m  a lease is counted (in the preemption metrics and its overhead) no
+//	   more suspensions or migrations than it underwent
 //	x  suspend/resume/migrate operations of different leases never overlap
 //	   on a host (exclusion local) or at all (exclusion global)
 
 var (
 	propSeeds    = flag.String("prop.seeds", "", "seeds TestProperties runs instead of its fixed list (e.g. 3,17,100-199)")
-	propMinimise = flag.String("prop.minimise", "", "case TestPropertyMinimise shrinks: a seed, or backfill/SEED")
+	propMinimise = flag.String("prop.minimise", "", "case TestPropertyMinimise shrinks: SEED, backfill/SEED or preempt/SEED")
 	propMatch    = flag.String("prop.match", "", "regexp a violation must match for TestPropertyMinimise to keep a case, e.g. '^\\(g\\)'")
 )
 
-// propSize bounds a random case; backfill cases hold only best-effort
+// propSize bounds a random case. Mode "backfill" holds only best-effort
 // leases under conservative backfilling, so that property g is never
-// excused by a fixed lease coming ahead.
+// excused by a fixed lease coming ahead; mode "preempt" makes every
+// best-effort lease suspendable or migratable and every lease suspendable,
+// with a preempting policy, so that suspensions, migrations and resumptions
+// are many.
 type propSize struct {
 	minLeases, maxLeases, minHosts, maxHosts int
-	backfill                                 bool
+	mode                                     string
 }
+
+var propModes = []string{"", "backfill", "preempt"}
 
 var (
 	propFull  = propSize{minLeases: 30, maxLeases: 80, minHosts: 3, maxHosts: 12}
@@ -174,14 +181,20 @@ func propGenFrom(rng *rand.Rand, sz propSize) propCase {
 	for i := range n {
 		at += propSecs(rng.IntN(1200))
 		r := propRequest(rng, i, at)
-		if sz.backfill {
+		switch {
+		case sz.mode == "backfill":
 			r.Kind, r.Origin, r.Start, r.Deadline = scheduler.BestEffort, scheduler.External, 0, 0
 			r.Class = pickOne(rng, scheduler.Cancellable, scheduler.Suspendable, scheduler.Migratable)
+		case sz.mode == "preempt" && r.Kind == scheduler.BestEffort:
+			r.Class = pickOne(rng, scheduler.Suspendable, scheduler.Migratable)
 		}
 		c.reqs = append(c.reqs, r)
 	}
-	if sz.backfill {
-		c.cfg.Scheduler.Backfilling = "conservative"
+	switch sc := &c.cfg.Scheduler; sz.mode {
+	case "backfill":
+		sc.Backfilling = "conservative"
+	case "preempt":
+		sc.Suspension, sc.Policy = "all", pickOne(rng, preempt.MOV, preempt.MLIP, preempt.MOML)
 	}
 	return c
 }
@@ -475,7 +488,7 @@ func importance(l *scheduler.Lease) int {
 	return 0
 }
 
-// propLease checks one lease's properties b, d, e, f and g.
+// propLease checks one lease's properties b, d, e, f, g and m.
 func propLease(c propCase, o *observed, l *scheduler.Lease, byLease map[scheduler.LeaseID][]scheduler.Interval, add addFunc) {
 	ivs := byLease[l.ID]
 	name := fmt.Sprintf("lease %d (%s %s %s, %d VMs, arrives %s)", l.ID, l.Req.Origin, l.Req.Kind, l.Req.Class, l.Req.VMs, l.Req.Arrival)
@@ -505,6 +518,16 @@ func propLease(c propCase, o *observed, l *scheduler.Lease, byLease map[schedule
 		if by == nil || (by.Req.Origin != scheduler.Local && by.Req.Kind != scheduler.AdvanceReservation) || importance(by) < importance(l) {
 			add('e', "%s preempted at %s by %s", name, ev.At.Sub(Epoch), ev.Detail)
 		}
+	}
+	// m: it is charged no more suspensions than it underwent.
+	phases := map[time.Time]bool{}
+	for _, iv := range ivs {
+		if iv.Kind == "suspend" {
+			phases[iv.Start] = true
+		}
+	}
+	if n := l.Ops[scheduler.OpSuspend] + l.Ops[scheduler.OpMigrate]; n > len(phases) {
+		add('m', "%s is counted %d suspensions or migrations (overhead %s) but was suspended %d times", name, n, l.Overhead, len(phases))
 	}
 	// d: the work of a done lease is its real duration.
 	if l.State == scheduler.Done {
@@ -572,8 +595,9 @@ func propStarts(c propCase, o *observed, l *scheduler.Lease, name string, add ad
 // propImmediateStart is when immediate lease l should begin: at its
 // arrival, or when the last operation of the leases it preempted is over.
 // Not exact when an operation left no interval (a victim that ended on its
-// own first, or a stop that takes no time): then l should begin no earlier,
-// and no later than first planned.
+// own first, or a stop that takes no time) or a victim was preempted more
+// than once: then l should begin no earlier, and no later than first
+// planned.
 func propImmediateStart(o *observed, l *scheduler.Lease) (time.Time, bool) {
 	want, exact := l.Submitted, true
 	for _, ev := range l.History {
@@ -592,7 +616,9 @@ func propImmediateStart(o *observed, l *scheduler.Lease) (time.Time, bool) {
 					end, found = iv.End, true
 				}
 			}
-			exact = exact && found
+			// A victim preempted again by a later lease may be suspended
+			// earlier than l was promised.
+			exact = exact && found && o.s.Lease(id).Preemptions == 1
 			if found && end.After(want) {
 				want = end
 			}
@@ -654,9 +680,24 @@ func propExclusion(c propCase, ivs []scheduler.Interval, add addFunc) {
 }
 
 // propKnown lists the cases of TestProperties that fail because of a known,
-// reported bug the scheduler still has: subtest name -> the bug. Such a
-// case is skipped.
-var propKnown = map[string]string{}
+// reported bug the scheduler still has: subtest name -> "letters: bug",
+// the properties it breaks. Such a case is skipped (see propReport).
+var propKnown = map[string]string{
+	"preempt/seed=1":  propBugCounted,
+	"preempt/seed=16": propBugCounted,
+	"preempt/seed=23": propBugCounted,
+	"preempt/seed=24": propBugCounted,
+	"preempt/seed=29": propBugCounted,
+	"preempt/seed=33": propBugCounted,
+	"preempt/seed=37": propBugCounted,
+	"preempt/seed=39": propBugCounted,
+	"preempt/seed=41": propBugCounted,
+	"preempt/seed=44": propBugCounted,
+	"preempt/seed=45": propBugCounted,
+}
+
+// propBugCounted is open: remove these entries once it is fixed.
+const propBugCounted = "m: a preemption is counted when decided, not when its operation happens (scheduler/preemption.go apply); see TestPropertyCases/second-preemption-counted-twice"
 
 // propSeedList is -prop.seeds (e.g. 3,17,100-199), or seeds 1 to 50 (15
 // with -short).
@@ -684,29 +725,45 @@ func propSeedList(t *testing.T) []uint64 {
 }
 
 // TestProperties checks every property on the fixed list of seeds, for a
-// mixed trace and for a best-effort one under conservative backfilling.
+// mixed trace and in modes backfill and preempt (see propSize).
 func TestProperties(t *testing.T) {
 	sz := propFull
 	if testing.Short() {
 		sz = propShort
 	}
 	for _, seed := range propSeedList(t) {
-		for _, backfill := range []bool{false, true} {
+		for _, mode := range propModes {
 			name, sz := fmt.Sprintf("seed=%d", seed), sz
-			if sz.backfill = backfill; backfill {
-				name = "backfill/" + name
+			if sz.mode = mode; mode != "" {
+				name = mode + "/" + name
 			}
 			t.Run(name, func(t *testing.T) {
 				c := propGen(seed, sz)
 				t.Logf("%v", c)
-				if bug, ok := propKnown[name]; ok {
-					t.Skipf("known bug: %s", bug)
-				}
-				for _, v := range propCheck(c, "") {
-					t.Errorf("%v", v)
-				}
+				propReport(t, propCheck(c, ""), propKnown[name])
 			})
 		}
+	}
+}
+
+// propReport fails t with every violation, except that a case whose
+// violations are all of the properties a known bug breaks ("m: what") is
+// skipped, naming the bug.
+func propReport(t *testing.T, vs []violation, known string) {
+	t.Helper()
+	letters, _, _ := strings.Cut(known, ":")
+	n := 0
+	for _, v := range vs {
+		if known == "" || strings.IndexByte(letters, v.prop) < 0 {
+			t.Errorf("%v", v)
+			n++
+		}
+	}
+	if n == 0 && len(vs) > 0 {
+		for _, v := range vs {
+			t.Logf("%v", v)
+		}
+		t.Skipf("known bug (%s)", known)
 	}
 }
 
@@ -715,14 +772,18 @@ func TestProperties(t *testing.T) {
 // there, and prints what is left as Go literals.
 func TestPropertyMinimise(t *testing.T) {
 	if *propMinimise == "" {
-		t.Skip("set -prop.minimise=SEED or backfill/SEED")
+		t.Skip("set -prop.minimise=SEED, backfill/SEED or preempt/SEED")
 	}
 	sz, match := propFull, regexp.MustCompile(*propMatch)
-	seed, err := strconv.ParseUint(strings.TrimPrefix(*propMinimise, "backfill/"), 10, 64)
-	if err != nil {
-		t.Fatalf("-prop.minimise: %v", err)
+	mode, num, ok := strings.Cut(*propMinimise, "/")
+	if !ok {
+		mode, num = "", mode
 	}
-	sz.backfill = strings.HasPrefix(*propMinimise, "backfill/")
+	seed, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || !slices.Contains(propModes, mode) {
+		t.Fatalf("-prop.minimise=%s: want SEED, backfill/SEED or preempt/SEED", *propMinimise)
+	}
+	sz.mode = mode
 	c := propGen(seed, sz)
 	fails := func(c propCase) bool {
 		return slices.ContainsFunc(propCheck(c, ""), func(v violation) bool { return match.MatchString(v.String()) })
@@ -832,6 +893,17 @@ func TestPropertyCases(t *testing.T) {
 		// shutdown over [50:00, 50:30), into R's reservation from 50:10.
 		{"shutdown-after-early-end-overlaps-preemptor", 100, 1024, func(c *scheduler.Config) { c.Overheads.Shutdown = 30 * time.Second },
 			[]scheduler.Request{propReq(be, scheduler.Cancellable, 0, 0, 1, 1024, 60, 50), propReq(ar, local, 10, 50+1.0/6, 1, 1024, 30, 0)}},
+		// V runs from 0; R1 (arrives 10) has it suspended over [97.28,
+		// 100); R2 (arrives 20) has it suspended over [47.28, 50) instead.
+		// V is suspended once and counted twice (2 preemptions, overhead
+		// 2 x 289.425 s).
+		{"second-preemption-counted-twice", 100, 1024, nil, []scheduler.Request{
+			propReq(be, susp, 0, 0, 1, 1024, 300, 0), propReq(ar, local, 10, 100, 1, 1024, 30, 0), propReq(ar, local, 20, 50, 1, 1024, 10, 0)}},
+		// R (arrives 10) has V suspended over [97.28, 100), but V ends on
+		// its own at 40: never suspended, yet counted preempted (metrics
+		// by operation, overhead 289.425 s).
+		{"preemption-counted-for-lease-that-ended-first", 100, 1024, nil, []scheduler.Request{
+			propReq(be, susp, 0, 0, 1, 1024, 300, 40), propReq(ar, local, 10, 100, 1, 1024, 30, 0)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -844,18 +916,16 @@ func TestPropertyCases(t *testing.T) {
 			for i := range c.reqs {
 				c.reqs[i].Name = strconv.Itoa(i + 1)
 			}
-			if bug, ok := propKnownCases[tc.name]; ok {
-				t.Skipf("known bug: %s", bug)
-			}
-			for _, v := range propCheck(c, "") {
-				t.Errorf("%v", v)
-			}
+			propReport(t, propCheck(c, ""), propKnownCases[tc.name])
 		})
 	}
 }
 
-// propKnownCases lists the hand-made cases of bugs still open.
-var propKnownCases = map[string]string{}
+// propKnownCases lists the hand-made cases of bugs still open, as propKnown.
+var propKnownCases = map[string]string{
+	"second-preemption-counted-twice":               propBugCounted,
+	"preemption-counted-for-lease-that-ended-first": propBugCounted,
+}
 
 // propBytes is a rand.Source reading a fuzz input 8 bytes at a time, then
 // a PCG once the input is used up, so that every draw of propGenFrom maps
