@@ -288,8 +288,24 @@ func (s *Scheduler) findExclusive(l *Lease, from, until time.Time, d time.Durati
 // image operations under the exclusion setting, and if not, when the
 // conflicting ones are over.
 func (s *Scheduler) opsClear(l *Lease, p placement, d time.Duration) (bool, time.Time) {
+	_, last, any := s.imageOps(l, p, d)
+	return !any, last
+}
+
+// opsStart is the earliest start of the other leases' image operations
+// that overlap [p.start, p.start+d) under the exclusion setting.
+func (s *Scheduler) opsStart(l *Lease, p placement, d time.Duration) time.Time {
+	first, _, _ := s.imageOps(l, p, d)
+	return first
+}
+
+// imageOps scans the other leases' suspend, resume and migrate
+// reservations overlapping [p.start, p.start+d), on p's hosts (exclusion
+// local) or anywhere (global): the earliest start (at most p.start), the
+// latest end, and whether there is any.
+func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, last time.Time, any bool) {
 	mine := hostsOf(p.hosts)
-	var next time.Time
+	first = p.start
 	for _, r := range s.table.Overlapping(p.start, p.start.Add(d)) {
 		if r.Lease == l.ID || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
 			continue
@@ -297,11 +313,15 @@ func (s *Scheduler) opsClear(l *Lease, p placement, d time.Duration) (bool, time
 		if s.cfg.Exclusion == "local" && mine[r.Host] == 0 {
 			continue
 		}
-		if r.End.After(next) {
-			next = r.End
+		any = true
+		if r.Start.Before(first) {
+			first = r.Start
+		}
+		if r.End.After(last) {
+			last = r.End
 		}
 	}
-	return next.IsZero(), next
+	return first, last, any
 }
 
 // sameHosts reports whether hosts puts as many VMs on each host as prev.
@@ -319,23 +339,4 @@ func sameHosts(prev map[slottable.HostID]int, hosts []slottable.HostID) bool {
 		}
 	}
 	return true
-}
-
-// opsStart is the earliest start of the other leases' image operations
-// that overlap [p.start, p.start+d) under the exclusion setting.
-func (s *Scheduler) opsStart(l *Lease, p placement, d time.Duration) time.Time {
-	mine := hostsOf(p.hosts)
-	first := p.start
-	for _, r := range s.table.Overlapping(p.start, p.start.Add(d)) {
-		if r.Lease == l.ID || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
-			continue
-		}
-		if s.cfg.Exclusion == "local" && mine[r.Host] == 0 {
-			continue
-		}
-		if r.Start.Before(first) {
-			first = r.Start
-		}
-	}
-	return first
 }
