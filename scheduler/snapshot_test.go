@@ -100,7 +100,8 @@ func drive(s *Scheduler, start time.Time) []string {
 // TestRestoreCarriesOn: a scheduler saved and restored mid-run makes
 // exactly the same decisions afterwards as the one that never stopped.
 func TestRestoreCarriesOn(t *testing.T) {
-	for _, seed := range []uint64{1, 3} // seeds whose script suspends and resumes (seed 2 only cancels) {
+	// seeds whose script suspends and resumes (seed 2 only cancels)
+	for _, seed := range []uint64{1, 3} {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			a, now := benchBusy(t, 100, seed)
 			a.cfg.CheckInvariants = true
