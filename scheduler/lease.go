@@ -92,7 +92,9 @@ type Lease struct {
 	stopped  bool      // its stop phase has begun (the driver was told)
 	// preemptPending is set while a preemption's operation is planned.
 	preemptPending bool
-	queued         bool // it is in the best-effort queue
+	queued         bool                     // it is in the best-effort queue
+	hold           bool                     // suspended by an admin: stays out of the queue until resumed
+	avoid          map[slottable.HostID]int // migrated by an admin: resume elsewhere if possible
 }
 
 // afterKind is what happens to a lease when its plan runs out.

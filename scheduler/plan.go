@@ -52,6 +52,12 @@ func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignor
 	restrict := s.cfg.Migration == "no" && l.saved && len(l.prevHost) > 0
 	if restrict {
 		q.Hosts = func(h slottable.HostID) bool { return l.prevHost[h] > 0 }
+	} else if len(l.avoid) > 0 {
+		// Migrated by an admin: other hosts if they ever hold it.
+		q.Hosts = func(h slottable.HostID) bool { return l.avoid[h] == 0 }
+		if _, ok := s.table.EarliestFit(q); !ok {
+			q.Hosts = nil
+		}
 	}
 	for tries := 0; tries < 64; tries++ {
 		fit, ok := s.table.EarliestFit(q)

@@ -300,7 +300,7 @@ func (s *Scheduler) leave(l *Lease, p *phase) {
 			l.Remaining = 0
 		}
 	case phResume:
-		l.saved, l.migrate = false, false
+		l.saved, l.migrate, l.avoid = false, false, nil
 	}
 	s.release(l, p)
 }
@@ -352,7 +352,14 @@ func (s *Scheduler) finishPlan(l *Lease, now time.Time) {
 		s.requeueFront(l)
 	case afterSuspend:
 		l.saved, l.after = true, afterDone
-		if l.Reason == ReasonPreempted && l.preemptPending {
+		if l.hold {
+			l.preemptPending = false
+			l.setState(now, Suspended, ReasonAdminSuspend, "")
+			break
+		}
+		if l.Reason == ReasonAdminMigrate && !l.preemptPending {
+			l.setState(now, Suspended, ReasonAdminMigrate, "")
+		} else if l.Reason == ReasonPreempted && l.preemptPending {
 			l.setState(now, Suspended, ReasonPreempted, l.Detail)
 		} else {
 			l.setState(now, Suspended, ReasonGapEnded, "planned: its gap was shorter than its remaining time")

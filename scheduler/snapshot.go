@@ -26,6 +26,8 @@ type SavedLease struct {
 	Stopped        bool                     `json:"stopped,omitempty"`
 	PreemptPending bool                     `json:"preempt_pending,omitempty"`
 	Queued         bool                     `json:"queued,omitempty"`
+	Hold           bool                     `json:"hold,omitempty"`
+	Avoid          map[slottable.HostID]int `json:"avoid,omitempty"`
 }
 
 // SavedPhase is one phase of a saved plan.
@@ -63,7 +65,7 @@ func (s *Scheduler) Save(id LeaseID) (SavedLease, bool) {
 	}
 	out := SavedLease{Lease: *l, Cur: l.cur, Entered: l.entered, MigrateNext: l.migrate,
 		PrevHost: l.prevHost, After: uint8(l.after), Saved: l.saved, Stopped: l.stopped,
-		PreemptPending: l.preemptPending, Queued: l.queued}
+		PreemptPending: l.preemptPending, Queued: l.queued, Hold: l.hold, Avoid: l.avoid}
 	out.Lease.plan = nil
 	for i, p := range l.plan {
 		sp := SavedPhase{Kind: p.kind.String(), Start: p.start, End: p.end, Hosts: p.hosts}
@@ -136,7 +138,7 @@ func (s *Scheduler) restoreLease(sl *SavedLease) (*Lease, error) {
 	*l = sl.Lease
 	l.cur, l.entered, l.migrate, l.prevHost = sl.Cur, sl.Entered, sl.MigrateNext, sl.PrevHost
 	l.after, l.saved, l.stopped = afterKind(sl.After), sl.Saved, sl.Stopped
-	l.preemptPending, l.queued = sl.PreemptPending, sl.Queued
+	l.preemptPending, l.queued, l.hold, l.avoid = sl.PreemptPending, sl.Queued, sl.Hold, sl.Avoid
 	if l.Ops == nil {
 		l.Ops = map[Operation]int{}
 	}

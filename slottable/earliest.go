@@ -85,7 +85,7 @@ func (t *Table) fitHosts(q Query) []HostID {
 	zero := make([]int64, t.Dims())
 	for i, h := range t.hosts {
 		id := HostID(i)
-		if q.Hosts != nil && !q.Hosts(id) {
+		if (q.Hosts != nil && !q.Hosts(id)) || t.Closed(id) {
 			continue
 		}
 		if c := fitCount(h.Capacity, zero, q.Per, q.N); c > 0 {

@@ -52,7 +52,7 @@ func (t *Table) Available(h HostID, from, to time.Time) Resources {
 // modify the reservation's Res. Cost: O(log n) without ignore, otherwise
 // O(log n + k log k) for the k reservations overlapping the interval.
 func (t *Table) FitCount(h HostID, from, to time.Time, per Resources, ignore func(Reservation) bool) int {
-	if !t.validHost(h) || t.checkRes(per) != nil {
+	if !t.validHost(h) || t.checkRes(per) != nil || t.Closed(h) {
 		return 0
 	}
 	f, e := span(from, to)

@@ -28,6 +28,7 @@ type Table struct {
 
 	nextID   ResID
 	checking bool
+	closed   []bool // per host: no new placements (disabled, or switched off)
 }
 
 // New returns an empty table whose resource dimensions are "cpu",
@@ -300,6 +301,7 @@ func (t *Table) Clone() *Table {
 		lease:    make(map[uint64][]ResID, len(t.lease)),
 		nextID:   t.nextID,
 		checking: t.checking,
+		closed:   slices.Clone(t.closed),
 	}
 	for i, h := range t.hosts {
 		h.Capacity = slices.Clone(h.Capacity)

@@ -1,0 +1,21 @@
+package slottable
+
+// SetClosed closes host h to new placements (closed true) or opens it
+// again. A closed host keeps its reservations, but FitCount reports
+// nothing fits there and EarliestFit never chooses it: this is how a
+// disabled host, or one switched off, is kept out of new plans.
+func (t *Table) SetClosed(h HostID, closed bool) error {
+	if !t.validHost(h) {
+		return ErrUnknownHost
+	}
+	for len(t.closed) <= int(h) {
+		t.closed = append(t.closed, false)
+	}
+	t.closed[h] = closed
+	return nil
+}
+
+// Closed reports whether host h is closed to new placements.
+func (t *Table) Closed(h HostID) bool {
+	return int(h) < len(t.closed) && h >= 0 && t.closed[h]
+}
