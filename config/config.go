@@ -20,17 +20,50 @@ type Config struct {
 	Scheduler scheduler.Config
 	Cluster   sim.Cluster      // the simulated cluster (bora simulate)
 	Workload  workload.Options // how traces become leases
+
+	// The daemon's sections (borad); bora simulate ignores them.
+	Daemon    Daemon
+	API       APIConfig
+	Driver    DriverConfig
+	Hosts     []HostSpec
+	Power     PowerConfig
+	Jobs      Jobs
+	Emulation Emulation
 }
 
 // Default is the configuration with nothing set: the reference values of
 // models.md, 144 single-core hosts of 1024 MB (the SDSC Blue Horizon
 // experiments), and the trace defaults of formats.md.
 func Default() Config {
-	return Config{
+	c := Config{
 		Scheduler: scheduler.DefaultConfig(),
 		Cluster:   sim.Cluster{Hosts: 144, CPU: 100, Memory: 1024},
 		Workload:  workload.DefaultOptions(),
 	}
+	c.Daemon, c.API, c.Driver, c.Power, c.Jobs = defaultDaemonSections()
+	return c
+}
+
+// LoadDaemon reads a configuration file as borad does (and bora config
+// check): Load, then the daemon's sections are validated too.
+func LoadDaemon(path string) (Config, error) {
+	c, err := Load(path)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := c.validateDaemon(); err != nil {
+		return Config{}, asError(err, path)
+	}
+	return c, nil
+}
+
+// ValidateDaemon checks the daemon's sections (after flags changed them).
+func (c Config) ValidateDaemon() error { return c.validateDaemon() }
+
+// sections are the top-level keys decoded as structures, by name.
+func (c *Config) sections() map[string]any {
+	return map[string]any{"daemon": &c.Daemon, "api": &c.API, "driver": &c.Driver, "hosts": &c.Hosts,
+		"power": &c.Power, "jobs": &c.Jobs, "emulation": &c.Emulation}
 }
 
 // Error is a problem with one key of a configuration file.
@@ -75,7 +108,22 @@ func Parse(data []byte, name string) (Config, error) {
 	if len(root.Content) == 0 {
 		return c, nil
 	}
-	if err := c.walk(root.Content[0], "", name); err != nil {
+	doc := root.Content[0]
+	if doc.Kind != yaml.MappingNode {
+		return Config{}, &Error{File: name, Line: doc.Line, Key: "(document)", Err: errors.New("expected a mapping of keys")}
+	}
+	rest := &yaml.Node{Kind: yaml.MappingNode, Line: doc.Line}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		if target, ok := c.sections()[k.Value]; ok {
+			if err := decodeStrict(v, target, k.Value, name); err != nil {
+				return Config{}, err
+			}
+			continue
+		}
+		rest.Content = append(rest.Content, k, v)
+	}
+	if err := c.walk(rest, "", name); err != nil {
 		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
@@ -128,7 +176,7 @@ func (c *Config) Set(key, value string) error {
 	}
 	f, ok := local[key]
 	if !ok {
-		return wrap(fmt.Errorf("%w (known sections: scheduler, cluster, workload; keys: %s)", ErrUnknownKey, strings.Join(localKeys(), ", ")))
+		return wrap(fmt.Errorf("%w (known sections: scheduler, cluster, workload, daemon, api, driver, hosts, power, jobs, emulation; keys: %s)", ErrUnknownKey, strings.Join(localKeys(), ", ")))
 	}
 	return wrap(f(c, value))
 }

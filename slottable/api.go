@@ -77,3 +77,20 @@ type Fit struct {
 	Start  time.Time
 	Counts []HostCount
 }
+
+// String names the kind: vm, suspend, resume, migrate, shutdown.
+func (k Kind) String() string {
+	switch k {
+	case KindVM:
+		return "vm"
+	case KindSuspend:
+		return "suspend"
+	case KindResume:
+		return "resume"
+	case KindMigrate:
+		return "migrate"
+	case KindShutdown:
+		return "shutdown"
+	}
+	return "unknown"
+}

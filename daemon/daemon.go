@@ -1,0 +1,240 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+
+	"github.com/bora-sched/bora/clock"
+	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/drivers/fake"
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
+	"github.com/bora-sched/bora/store"
+)
+
+// Epoch is the daemon's scheduler epoch: request times are offsets from
+// the Unix epoch.
+var Epoch = time.Unix(0, 0).UTC()
+
+// Options builds a Daemon.
+type Options struct {
+	Config     config.Config
+	ConfigPath string // for reloads and relative paths; may be empty
+	Log        *logrus.Logger
+	// Driver replaces the one the config names (tests).
+	Driver drivers.Driver
+	// Registry collects the daemon's metrics; nil: a new one.
+	Registry *prometheus.Registry
+}
+
+// Daemon is a running borad.
+type Daemon struct {
+	cfg   config.Config
+	path  string
+	log   *logrus.Entry
+	lg    *logrus.Logger
+	clk   clock.Clock
+	sim   *clock.Sim // set when the clock is simulated
+	store *store.Store
+	drv   drivers.Driver
+	reg   *prometheus.Registry
+	m     *metrics
+
+	table *slottable.Table
+	sched *scheduler.Scheduler
+	hosts []*host // by slottable.HostID
+	names map[string]slottable.HostID
+
+	events  chan event
+	exec    *executor
+	written map[scheduler.LeaseID]string // the saved form last committed, by live lease
+	hostsWritten map[string]string
+	started time.Time                    // on the daemon's clock
+	emu     *emulation
+	unknown []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
+	errs    map[scheduler.LeaseID][]string
+
+	mu     sync.Mutex // guards health and closed
+	health error
+	closed bool
+	done   chan struct{}
+}
+
+// host is what the daemon keeps of a host beside the slot table.
+type host struct {
+	Name    string  `json:"name"`
+	CPU     int64   `json:"cpu"`    // hundredths of a core
+	Memory  int64   `json:"memory"` // MB
+	Enabled bool    `json:"enabled"`
+	Up      bool    `json:"up"`
+	Power   string  `json:"power"`
+	Energy  float64 `json:"energy_kwh"`
+	Retired bool    `json:"retired,omitempty"` // no longer in the config or the driver
+}
+
+// New opens the store, builds the clock and the driver, and restores the
+// scheduler from the store (or starts an empty one). Run starts it.
+func New(ctx context.Context, o Options) (*Daemon, error) {
+	lg := o.Log
+	if lg == nil {
+		lg = logrus.New()
+	}
+	reg := o.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	d := &Daemon{cfg: o.Config, path: o.ConfigPath, lg: lg, log: lg.WithField("component", "daemon"),
+		reg: reg, names: map[string]slottable.HostID{}, events: make(chan event, 4096),
+		written: map[scheduler.LeaseID]string{}, hostsWritten: map[string]string{}, errs: map[scheduler.LeaseID][]string{}, done: make(chan struct{})}
+	st, err := store.Open(o.Config.Daemon.Store, store.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("opening the state store: %w", err)
+	}
+	d.store = st
+	if err := d.setup(ctx, o); err != nil {
+		st.Close()
+		if d.drv != nil && o.Driver == nil {
+			d.drv.Close()
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Daemon) setup(ctx context.Context, o Options) error {
+	saved, err := d.store.Load()
+	if err != nil {
+		return fmt.Errorf("reading the state store: %w", err)
+	}
+	if err := d.setupClock(saved); err != nil {
+		return err
+	}
+	d.drv = o.Driver
+	if d.drv == nil {
+		if d.drv, err = d.buildDriver(ctx); err != nil {
+			return err
+		}
+	}
+	if err := d.restore(ctx, saved); err != nil {
+		return err
+	}
+	d.m = newMetrics(d.reg)
+	d.exec = newExecutor(d)
+	if d.emu, err = newEmulation(d, saved); err != nil {
+		return err
+	}
+	return nil
+}
+
+// buildDriver makes the driver the config names.
+func (d *Daemon) buildDriver(ctx context.Context) (drivers.Driver, error) {
+	c := d.cfg
+	switch c.Driver.Name {
+	case "fake":
+		fc := fake.Config{Overheads: c.Scheduler.Overheads, StateFile: c.Driver.Fake.StateFile, Boot: c.Driver.Fake.Boot}
+		if fc.StateFile == "" {
+			fc.StateFile = c.Daemon.Store + ".fake.json"
+		}
+		for _, h := range c.Hosts {
+			fc.Hosts = append(fc.Hosts, fake.HostSpec{Name: h.Name, CPU: int64(h.CPU * 100), Memory: h.Memory})
+		}
+		for _, f := range c.Driver.Fake.Faults {
+			fc.Faults = append(fc.Faults, fake.Fault{Op: f.Op, Lease: f.Lease, Host: f.Host, Times: f.Times,
+				Fail: f.Fail, Slow: f.Slow, After: f.After})
+		}
+		return fake.New(fc, d.clk, d.lg.WithField("component", "driver"))
+	}
+	return nil, fmt.Errorf("driver.name: %w: %q", errNoDriver, c.Driver.Name)
+}
+
+var errNoDriver = errors.New("driver not built into this borad")
+
+// setupClock builds the clock; scaled and simulated clocks carry on from
+// what the store remembers.
+func (d *Daemon) setupClock(saved *store.State) error {
+	c := d.cfg.Daemon
+	start := time.Now()
+	if c.Start != "" {
+		start, _ = time.Parse(time.RFC3339, c.Start)
+	}
+	var meta clockMeta
+	if err := getMeta(saved, metaClock, &meta); err != nil {
+		return err
+	}
+	switch c.Clock {
+	case "real":
+		d.clk = clock.Real{}
+	case "scaled":
+		if !meta.Wall.IsZero() && meta.Speed == c.Speed {
+			// The cluster's time ran on while the daemon was down.
+			d.clk = &clock.Scaled{Base: meta.Base, Wall: meta.Wall, Speed: c.Speed}
+		} else {
+			if !meta.Last.IsZero() {
+				start = meta.Last
+			}
+			d.clk = clock.NewScaled(start, c.Speed)
+		}
+	case "simulated":
+		if !meta.Last.IsZero() {
+			start = meta.Last
+		}
+		d.sim = clock.NewSim(start)
+		d.clk = d.sim
+	}
+	return nil
+}
+
+// clockMeta is what the store keeps of the clock.
+type clockMeta struct {
+	Base  time.Time `json:"base"`
+	Wall  time.Time `json:"wall"`
+	Speed float64   `json:"speed"`
+	Last  time.Time `json:"last"` // the last time the loop committed
+}
+
+func (d *Daemon) clockMeta() clockMeta {
+	m := clockMeta{Last: d.clk.Now()}
+	if s, ok := d.clk.(*clock.Scaled); ok {
+		m.Base, m.Wall, m.Speed = s.Base, s.Wall, s.Speed
+	}
+	return m
+}
+
+// Now is the daemon's time.
+func (d *Daemon) Now() time.Time { return d.clk.Now() }
+
+// Close releases the store and the driver; Run calls it when it returns.
+func (d *Daemon) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	err := d.store.Close()
+	if d.drv != nil {
+		err = errors.Join(err, d.drv.Close())
+	}
+	return err
+}
+
+// Store is the daemon's state store (for tests and tools).
+func (d *Daemon) Store() *store.Store { return d.store }
+
+// Registry is where the daemon's metrics are.
+func (d *Daemon) Registry() *prometheus.Registry { return d.reg }
+
+func relPath(base, p string) string {
+	if p == "" || filepath.IsAbs(p) || base == "" {
+		return p
+	}
+	return filepath.Join(filepath.Dir(base), p)
+}

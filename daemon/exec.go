@@ -1,0 +1,244 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
+)
+
+// op is one driver operation for one lease.
+type op struct {
+	kind  scheduler.ActionOp
+	lease scheduler.LeaseID
+	vms   []drivers.VM
+	from  []string      // migrate: where the images are
+	run   time.Duration // start: how long the VMs really run (emulation), 0 = until stopped
+}
+
+// executor runs operations: one at a time per lease, in the order the
+// scheduler decided them, leases in parallel.
+type executor struct {
+	d      *Daemon
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	queues map[scheduler.LeaseID][]op
+	wg     sync.WaitGroup
+}
+
+func newExecutor(d *Daemon) *executor {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &executor{d: d, ctx: ctx, cancel: cancel, queues: map[scheduler.LeaseID][]op{}}
+}
+
+// runTimer is implemented by drivers that emulate VMs ending by
+// themselves (the fake driver).
+type runTimer interface {
+	SetRunTime(lease uint64, run time.Duration)
+}
+
+// enact turns actions into operations (in the loop: it reads leases).
+func (e *executor) enact(acts []scheduler.Action) {
+	for _, a := range acts {
+		if a.Op == scheduler.ActRun {
+			continue // start and resume leave the VMs running
+		}
+		o, ok := e.d.opFor(a)
+		if !ok {
+			continue
+		}
+		names := make([]string, len(o.vms))
+		for i, v := range o.vms {
+			names[i] = v.Host
+		}
+		e.d.log.WithField("lease_id", a.Lease).WithField("at", a.At.Format(time.DateTime)).
+			WithField("hosts", strings.Join(names, ",")).Info(string(a.Op))
+		e.push(o)
+	}
+}
+
+func (e *executor) push(o op) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ctx.Err() != nil {
+		return // stopping: the operation is re-enacted on the next start
+	}
+	q, busy := e.queues[o.lease]
+	e.queues[o.lease] = append(q, o)
+	if !busy {
+		e.wg.Add(1)
+		go e.worker(o.lease)
+	}
+}
+
+func (e *executor) worker(id scheduler.LeaseID) {
+	defer e.wg.Done()
+	for {
+		e.mu.Lock()
+		q := e.queues[id]
+		if len(q) == 0 || e.ctx.Err() != nil {
+			delete(e.queues, id)
+			e.mu.Unlock()
+			return
+		}
+		o := q[0]
+		e.mu.Unlock()
+		err := e.do(o)
+		e.mu.Lock()
+		e.queues[id] = e.queues[id][1:]
+		e.mu.Unlock()
+		if err != nil && e.ctx.Err() == nil {
+			e.d.post(func(t *tx) { e.d.opFailed(t, o, err) })
+		}
+	}
+}
+
+// do runs an operation, retrying it (operations are idempotent).
+func (e *executor) do(o op) error {
+	cfg := e.d.cfg.Daemon
+	log := e.d.log.WithField("lease_id", o.lease).WithField("op", string(o.kind))
+	var err error
+	for attempt := 0; attempt <= cfg.OpRetries; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+			case <-e.ctx.Done():
+				return e.ctx.Err()
+			}
+		}
+		ctx, cancel := context.WithTimeout(e.ctx, cfg.OpTimeout)
+		began := time.Now()
+		err = e.call(ctx, o)
+		cancel()
+		e.d.m.ops.WithLabelValues(string(o.kind), outcome(err)).Inc()
+		if err == nil {
+			log.WithField("took", time.Since(began).Round(time.Millisecond)).Debug("done")
+			return nil
+		}
+		log.WithError(err).WithField("attempt", attempt+1).Warn("operation failed")
+	}
+	return err
+}
+
+func outcome(err error) string {
+	if err != nil {
+		return "failed"
+	}
+	return "ok"
+}
+
+func (e *executor) call(ctx context.Context, o op) error {
+	drv := e.d.drv
+	switch o.kind {
+	case scheduler.ActStart:
+		if rt, ok := drv.(runTimer); ok && o.run > 0 {
+			rt.SetRunTime(o.lease, o.run)
+		}
+		return drv.Start(ctx, o.vms)
+	case scheduler.ActSuspend:
+		return drv.Suspend(ctx, o.vms)
+	case scheduler.ActMigrate:
+		return drv.Migrate(ctx, o.vms, o.from)
+	case scheduler.ActResume:
+		return drv.Resume(ctx, o.vms)
+	case scheduler.ActStop:
+		return drv.Stop(ctx, o.vms)
+	case scheduler.ActShutdown:
+		return drv.Shutdown(ctx, o.vms, e.d.cfg.Daemon.ShutdownGrace)
+	case scheduler.ActDone:
+		return drv.Cleanup(ctx, o.vms)
+	}
+	return fmt.Errorf("unknown operation %q", o.kind)
+}
+
+// stop lets operations in progress finish (up to timeout), then cancels
+// them; queued ones are dropped (re-enacted on the next start).
+func (e *executor) stop(timeout time.Duration) {
+	e.mu.Lock()
+	for id, q := range e.queues {
+		if len(q) > 1 {
+			e.queues[id] = q[:1]
+		}
+	}
+	e.mu.Unlock()
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		e.d.log.Warn("operations still running at shutdown: cancelled")
+	}
+	e.cancel()
+	<-done
+}
+
+// busy is how many leases have operations queued or running.
+func (e *executor) busy() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.queues)
+}
+
+// opFor builds the operation for an action (in the loop).
+func (d *Daemon) opFor(a scheduler.Action) (op, bool) {
+	l := d.sched.Lease(a.Lease)
+	if l == nil {
+		return op{}, false
+	}
+	o := op{kind: a.Op, lease: a.Lease, vms: d.vms(l, a.Hosts)}
+	if len(o.vms) == 0 {
+		return op{}, false
+	}
+	switch a.Op {
+	case scheduler.ActMigrate:
+		for _, h := range a.From {
+			o.from = append(o.from, d.hosts[h].Name)
+		}
+	case scheduler.ActStart:
+		if l.Req.Real > 0 && l.Req.Real < l.Req.Duration {
+			o.run = l.Req.Real
+		}
+	}
+	return o, true
+}
+
+func (d *Daemon) vms(l *scheduler.Lease, hosts []slottable.HostID) []drivers.VM {
+	out := make([]drivers.VM, 0, len(hosts))
+	for i, h := range hosts {
+		if h < 0 || int(h) >= len(d.hosts) {
+			continue
+		}
+		out = append(out, drivers.VM{Lease: l.ID, Index: i, Host: d.hosts[h].Name,
+			CPU: l.Req.CPU, Memory: l.Req.Memory, Image: l.Req.Image})
+	}
+	return out
+}
+
+// opFailed handles an operation that failed for good (in the loop).
+func (d *Daemon) opFailed(t *tx, o op, err error) {
+	msg := fmt.Sprintf("%s failed: %v", o.kind, err)
+	d.errs[o.lease] = append(d.errs[o.lease], fmt.Sprintf("%s %s", t.now.Format(time.RFC3339), msg))
+	l := d.sched.Lease(o.lease)
+	if l == nil || l.State.Terminal() {
+		d.log.WithField("lease_id", o.lease).Warn(msg) // stop or clean-up of a lease that is over
+		return
+	}
+	switch o.kind {
+	case scheduler.ActStop, scheduler.ActShutdown, scheduler.ActDone:
+		d.log.WithField("lease_id", o.lease).Warn(msg)
+		return
+	}
+	d.log.WithField("lease_id", o.lease).Error(msg)
+	acts, ferr := d.sched.Fail(t.now, o.lease, msg)
+	if ferr != nil {
+		return
+	}
+	t.acts = append(t.acts, acts...)
+	t.mutated = true
+}

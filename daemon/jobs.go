@@ -1,0 +1,58 @@
+package daemon
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// startJobs runs the periodic jobs on their cron schedules (wall clock):
+// accounting snapshots into the store, and compaction of the store.
+func (d *Daemon) startJobs() func() {
+	c := cron.New(cron.WithParser(cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)))
+	log := d.log.WithField("component", "jobs")
+	add := func(name, spec string, fn func()) {
+		if spec == "" {
+			return
+		}
+		if _, err := c.AddFunc(spec, fn); err != nil {
+			log.WithError(err).WithField("job", name).Error("not scheduled")
+		}
+	}
+	add("accounting", d.cfg.Jobs.Accounting, func() {
+		if err := d.accounting(); err != nil {
+			log.WithError(err).Warn("accounting snapshot")
+		}
+	})
+	add("compaction", d.cfg.Jobs.Compaction, func() {
+		if err := d.store.Compact(); err != nil {
+			log.WithError(err).Error("store compaction")
+			return
+		}
+		log.Info("store compacted")
+	})
+	c.Start()
+	return func() { <-c.Stop().Done() }
+}
+
+// accounting stores a snapshot of the stats, and prunes old ones.
+func (d *Daemon) accounting() error {
+	st, err := d.stats(contextBackground())
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := d.store.AppendAccounting(st.Now, data); err != nil {
+		return err
+	}
+	if r := d.cfg.Jobs.AccountingRetention; r > 0 {
+		_, err = d.store.PruneAccounting(st.Now.Add(-r))
+	}
+	return err
+}
+
+var _ = time.Second

@@ -1,0 +1,232 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/clock"
+	"github.com/bora-sched/bora/scheduler"
+)
+
+// tx is one pass of the loop: what the events in it decided.
+type tx struct {
+	now     time.Time
+	acts    []scheduler.Action
+	touched []scheduler.LeaseID // leases created in this pass
+	mutated bool                // something must be committed before replying
+}
+
+// event is something for the loop to do: fn runs in the loop; its result
+// goes to reply (if any) once the pass is committed.
+type event struct {
+	fn    func(t *tx) (any, error)
+	reply chan result
+}
+
+type result struct {
+	v   any
+	err error
+}
+
+// call runs fn in the loop and waits for its result, which is sent only
+// after everything it changed is committed.
+func (d *Daemon) call(ctx context.Context, fn func(t *tx) (any, error)) (any, error) {
+	ev := event{fn: fn, reply: make(chan result, 1)}
+	select {
+	case d.events <- ev:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-d.done:
+		return nil, fmt.Errorf("daemon stopped: %w", api.ErrUnavailable)
+	}
+	select {
+	case r := <-ev.reply:
+		return r.v, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-d.done:
+		return nil, fmt.Errorf("daemon stopped: %w", api.ErrUnavailable)
+	}
+}
+
+// post runs fn in the loop without waiting (driver completions, events).
+func (d *Daemon) post(fn func(t *tx)) {
+	ev := event{fn: func(t *tx) (any, error) { fn(t); return nil, nil }}
+	select {
+	case d.events <- ev:
+	case <-d.done:
+	}
+}
+
+// Run is the scheduling loop. It returns when ctx ends (after stopping the
+// executor gracefully) or the store fails.
+func (d *Daemon) Run(ctx context.Context) error {
+	defer d.Close()
+	defer close(d.done)
+	d.started = d.clk.Now()
+	go d.pumpDriverEvents(ctx)
+	stopJobs := d.startJobs()
+	defer stopJobs()
+	if err := d.startup(ctx); err != nil {
+		return err
+	}
+	d.log.WithField("now", d.clk.Now().Format(time.RFC3339)).Info("scheduling loop started")
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		evs, err := d.wait(ctx, timer)
+		if err != nil {
+			d.log.Info("shutting down: waiting for operations in progress")
+			d.exec.stop(d.cfg.Daemon.ShutdownTimeout)
+			if cerr := d.commitNow(); cerr != nil {
+				d.log.WithError(cerr).Error("final commit")
+			}
+			d.log.Info("stopped")
+			return nil
+		}
+		if err := d.pass(evs); err != nil {
+			return err
+		}
+	}
+}
+
+// wait blocks until there are events, the scheduler (or emulation) has
+// something due, or ctx ends; then it takes every event waiting.
+func (d *Daemon) wait(ctx context.Context, timer *time.Timer) ([]event, error) {
+	next, ok := d.nextWake()
+	var evs []event
+	if d.sim != nil {
+		select {
+		case ev := <-d.events:
+			evs = append(evs, ev)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+			// Nothing happened for a while: jump to what comes next.
+			if t, has := d.sim.NextTimer(); has && (!ok || t.Before(next)) {
+				next, ok = t, true
+			}
+			if ok {
+				d.sim.Set(next)
+			}
+		}
+	} else {
+		wall := time.Hour
+		if ok {
+			wall = max(0, next.Sub(d.clk.Now()))
+			if s, scaled := d.clk.(*clock.Scaled); scaled {
+				wall = time.Duration(float64(wall) / s.Speed)
+			}
+			wall = min(wall, time.Hour)
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(wall)
+		select {
+		case ev := <-d.events:
+			evs = append(evs, ev)
+		case <-timer.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	for len(evs) < 512 {
+		select {
+		case ev := <-d.events:
+			evs = append(evs, ev)
+			continue
+		default:
+		}
+		break
+	}
+	return evs, nil
+}
+
+// nextWake is when the loop must run next without any event.
+func (d *Daemon) nextWake() (time.Time, bool) {
+	next, ok := d.sched.NextEvent()
+	if t, has := d.emu.nextAt(); has && (!ok || t.Before(next)) {
+		next, ok = t, true
+	}
+	return next, ok
+}
+
+// pass applies events, advances the scheduler, commits, answers and
+// enacts. A store failure is fatal for the pass: nothing of it is
+// enacted or acknowledged, and the daemon stops (the store is the truth).
+func (d *Daemon) pass(evs []event) error {
+	began := time.Now()
+	t := &tx{now: d.clk.Now()}
+	t.acts = append(t.acts, d.sched.Advance(t.now)...)
+	res := make([]result, len(evs))
+	for i, ev := range evs {
+		res[i].v, res[i].err = d.apply(ev, t)
+	}
+	d.emu.submitDue(d, t)
+	t.acts = append(t.acts, d.sched.Advance(t.now)...)
+	if err := d.commit(t.touched); err != nil {
+		d.setHealth(err)
+		for i, ev := range evs {
+			if ev.reply != nil {
+				ev.reply <- result{err: fmt.Errorf("state store: %v: %w", err, api.ErrUnavailable)}
+			}
+			_ = i
+		}
+		return fmt.Errorf("committing to the state store: %w", err)
+	}
+	for i, ev := range evs {
+		if ev.reply != nil {
+			ev.reply <- res[i]
+		}
+	}
+	d.exec.enact(t.acts)
+	d.m.decision.Observe(time.Since(began).Seconds())
+	d.updateGauges(t.now)
+	return nil
+}
+
+// apply runs one event, turning a panic in it into an error so that one
+// bad request cannot stop the loop.
+func (d *Daemon) apply(ev event, t *tx) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.WithField("panic", r).Error("event failed")
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return ev.fn(t)
+}
+
+func (d *Daemon) commitNow() error {
+	return d.commit(nil)
+}
+
+func (d *Daemon) setHealth(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.health = err
+}
+
+// Health is nil while the loop answers and the store works.
+func (d *Daemon) Health(ctx context.Context) error {
+	d.mu.Lock()
+	h := d.health
+	d.mu.Unlock()
+	if h != nil {
+		return h
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := d.call(ctx, func(*tx) (any, error) { return nil, nil })
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("scheduling loop does not answer: %w", api.ErrUnavailable)
+	}
+	return err
+}

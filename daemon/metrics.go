@@ -1,0 +1,112 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
+)
+
+// metrics are the daemon's Prometheus collectors.
+type metrics struct {
+	leases      *prometheus.GaugeVec
+	queue       prometheus.Gauge
+	preemptions prometheus.Gauge
+	preemptVMs  prometheus.Gauge
+	overhead    prometheus.Gauge
+	hosts       *prometheus.GaugeVec
+	unknown     prometheus.Gauge
+	utilisation prometheus.Gauge
+	decision    prometheus.Histogram
+	ops         *prometheus.CounterVec
+}
+
+func newMetrics(reg *prometheus.Registry) *metrics {
+	m := &metrics{
+		leases: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_leases",
+			Help: "Leases by state."}, []string{"state"}),
+		queue: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_queue_length",
+			Help: "Best-effort leases waiting in the queue."}),
+		preemptions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_preempted_leases",
+			Help: "Times leases were preempted, over all leases."}),
+		preemptVMs: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_preempted_vms",
+			Help: "VMs preempted, over all preemptions."}),
+		overhead: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_preemption_overhead_seconds",
+			Help: "Total preemption overhead charged to leases (models.md section 2)."}),
+		hosts: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_hosts",
+			Help: "Hosts by power state."}, []string{"power"}),
+		unknown: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_unknown_vms",
+			Help: "VMs named like bora's that bora does not know (reported, never killed)."}),
+		utilisation: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_cpu_reserved_ratio",
+			Help: "CPU reserved now over the capacity of enabled hosts."}),
+		decision: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bora_decision_seconds",
+			Help:    "Time of one pass of the scheduling loop (decide and commit).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
+		ops: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_driver_operations_total",
+			Help: "Driver operations by kind and outcome."}, []string{"op", "outcome"}),
+	}
+	reg.MustRegister(m.leases, m.queue, m.preemptions, m.preemptVMs, m.overhead, m.hosts, m.unknown,
+		m.utilisation, m.decision, m.ops)
+	return m
+}
+
+var allStates = []scheduler.State{scheduler.Pending, scheduler.Rejected, scheduler.Scheduled, scheduler.Queued,
+	scheduler.Preparing, scheduler.Running, scheduler.Suspending, scheduler.Suspended, scheduler.Resuming,
+	scheduler.Migrating, scheduler.Done, scheduler.Cancelled, scheduler.Failed}
+
+// counts gathers what the gauges and stats show (in the loop).
+type counts struct {
+	byState      map[string]int
+	preemptions  int
+	preemptedVMs int
+	overhead     time.Duration
+	usedCPU      int64
+	capCPU       int64
+}
+
+func (d *Daemon) count(now time.Time) counts {
+	c := counts{byState: map[string]int{}}
+	for _, s := range allStates {
+		c.byState[string(s)] = 0
+	}
+	for _, l := range d.sched.Leases() {
+		c.byState[string(l.State)]++
+		c.preemptions += l.Preemptions
+		c.preemptedVMs += l.Preemptions * l.Req.VMs
+		c.overhead += l.Overhead
+	}
+	for i, h := range d.hosts {
+		if h.Retired || !h.Enabled {
+			continue
+		}
+		c.capCPU += h.CPU
+		c.usedCPU += d.table.Used(slottable.HostID(i), now, now.Add(time.Nanosecond))[slottable.CPU]
+	}
+	return c
+}
+
+func (d *Daemon) updateGauges(now time.Time) {
+	c := d.count(now)
+	for s, n := range c.byState {
+		d.m.leases.WithLabelValues(s).Set(float64(n))
+	}
+	d.m.queue.Set(float64(d.sched.QueueLen()))
+	d.m.preemptions.Set(float64(c.preemptions))
+	d.m.preemptVMs.Set(float64(c.preemptedVMs))
+	d.m.overhead.Set(c.overhead.Seconds())
+	d.m.unknown.Set(float64(len(d.unknown)))
+	if c.capCPU > 0 {
+		d.m.utilisation.Set(float64(c.usedCPU) / float64(c.capCPU))
+	}
+	power := map[string]int{"on": 0, "off": 0, "booting": 0, "shutting-down": 0}
+	for _, h := range d.hosts {
+		if !h.Retired {
+			power[h.Power]++
+		}
+	}
+	for p, n := range power {
+		d.m.hosts.WithLabelValues(p).Set(float64(n))
+	}
+}

@@ -1,0 +1,237 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
+	"github.com/bora-sched/bora/store"
+)
+
+// Meta keys in the store.
+const (
+	metaScheduler = "scheduler" // scheduler.SavedState
+	metaClock     = "clock"     // clockMeta
+	metaEmulation = "emulation" // emulationMeta
+)
+
+// storedHost is a host record: its slot-table ID keeps reservations on
+// the right host across restarts.
+type storedHost struct {
+	ID slottable.HostID `json:"id"`
+	host
+}
+
+func getMeta(s *store.State, key string, v any) error {
+	data, ok := s.Meta[key]
+	if !ok {
+		return nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("state store: meta %q is damaged: %w", key, err)
+	}
+	return nil
+}
+
+// restore rebuilds the hosts, the slot table and the scheduler from the
+// store, with the hosts the driver reports now.
+func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
+	if err := d.loadHosts(ctx, saved); err != nil {
+		return err
+	}
+	d.table = slottable.New()
+	for _, h := range d.hosts {
+		if _, err := d.table.AddHost(h.Name, slottable.Resources{h.CPU, h.Memory}); err != nil {
+			return fmt.Errorf("host %s: %w", h.Name, err)
+		}
+	}
+	var st scheduler.SavedState
+	if err := getMeta(saved, metaScheduler, &st); err != nil {
+		return err
+	}
+	leases := make([]scheduler.SavedLease, 0, len(saved.Leases))
+	for id, data := range saved.Leases {
+		var sl scheduler.SavedLease
+		if err := json.Unmarshal(data, &sl); err != nil {
+			return fmt.Errorf("state store: lease %d is damaged: %w", id, err)
+		}
+		leases = append(leases, sl)
+		if !sl.State.Terminal() {
+			d.written[sl.ID] = string(data)
+		}
+	}
+	cfg := d.cfg.Scheduler
+	var err error
+	if len(leases) == 0 {
+		d.sched, err = scheduler.New(cfg, d.table, Epoch, d.log)
+	} else {
+		d.sched, err = scheduler.Restore(cfg, d.table, Epoch, st, leases, d.log)
+	}
+	if err != nil {
+		return fmt.Errorf("restoring the scheduler from the store: %w", err)
+	}
+	now := d.clk.Now()
+	for i, h := range d.hosts {
+		if !h.Enabled || h.Retired {
+			if _, err := d.sched.SetHostEnabled(now, slottable.HostID(i), false); err != nil {
+				return err
+			}
+		}
+	}
+	d.log.WithField("leases", len(leases)).WithField("live", len(d.written)).
+		WithField("hosts", len(d.hosts)).Info("state restored")
+	return nil
+}
+
+// loadHosts merges the stored hosts (their IDs) with the driver's.
+func (d *Daemon) loadHosts(ctx context.Context, saved *store.State) error {
+	var stored []storedHost
+	for name, data := range saved.Hosts {
+		var h storedHost
+		if err := json.Unmarshal(data, &h); err != nil {
+			return fmt.Errorf("state store: host %q is damaged: %w", name, err)
+		}
+		stored = append(stored, h)
+	}
+	sort.Slice(stored, func(i, j int) bool { return stored[i].ID < stored[j].ID })
+	for i, h := range stored {
+		if int(h.ID) != i {
+			return fmt.Errorf("state store: host ids are not 0..n-1 (host %q has %d)", h.Name, h.ID)
+		}
+		hh := h.host
+		hh.Retired, hh.Up = true, false
+		d.hosts = append(d.hosts, &hh)
+		d.names[h.Name] = h.ID
+	}
+	found, err := d.drv.Hosts(ctx)
+	if err != nil {
+		return fmt.Errorf("asking the driver for its hosts: %w", err)
+	}
+	over := map[string]float64{}
+	mem := map[string]int64{}
+	for _, h := range d.cfg.Hosts {
+		over[h.Name], mem[h.Name] = h.CPU, h.Memory
+	}
+	for _, f := range found {
+		cpu, memory := f.CPU, f.Memory
+		if c := over[f.Name]; c > 0 {
+			cpu = int64(c * 100)
+		}
+		if m := mem[f.Name]; m > 0 {
+			memory = m
+		}
+		if id, ok := d.names[f.Name]; ok {
+			h := d.hosts[id]
+			if h.CPU != cpu || h.Memory != memory {
+				d.log.WithField("host", f.Name).Warnf("capacity changed from %d/%d to %d/%d; keeping the stored one until its reservations are over",
+					h.CPU, h.Memory, cpu, memory)
+			}
+			h.Retired, h.Up = false, f.Up
+			continue
+		}
+		d.names[f.Name] = slottable.HostID(len(d.hosts))
+		d.hosts = append(d.hosts, &host{Name: f.Name, CPU: cpu, Memory: memory, Enabled: true, Up: f.Up, Power: "on"})
+	}
+	return nil
+}
+
+// commit writes every lease whose saved form changed, the hosts and the
+// scheduler's state, in one transaction.
+func (d *Daemon) commit(extra []scheduler.LeaseID) error {
+	b := store.Batch{Leases: map[uint64][]byte{}, Meta: map[string][]byte{}, Hosts: map[string][]byte{}}
+	keep := map[scheduler.LeaseID]string{}
+	hostKeep := map[string]string{}
+	var drop []scheduler.LeaseID
+	check := func(id scheduler.LeaseID) error {
+		sl, ok := d.sched.Save(id)
+		if !ok {
+			return nil
+		}
+		data, err := json.Marshal(sl)
+		if err != nil {
+			return fmt.Errorf("encoding lease %d: %w", id, err)
+		}
+		if d.written[id] != string(data) {
+			b.Leases[id] = data
+		}
+		if sl.State.Terminal() {
+			drop = append(drop, id)
+		} else {
+			keep[id] = string(data)
+		}
+		return nil
+	}
+	for _, id := range extra {
+		if _, ok := d.written[id]; !ok {
+			if err := check(id); err != nil {
+				return err
+			}
+		}
+	}
+	for id := range d.written {
+		if err := check(id); err != nil {
+			return err
+		}
+	}
+	for i, h := range d.hosts {
+		data, _ := json.Marshal(storedHost{ID: slottable.HostID(i), host: *h})
+		if d.hostsWritten[h.Name] != string(data) {
+			b.Hosts[h.Name] = data
+			hostKeep[h.Name] = string(data)
+		}
+	}
+	var err error
+	if b.Meta[metaScheduler], err = json.Marshal(d.sched.State()); err != nil {
+		return err
+	}
+	b.Meta[metaClock], _ = json.Marshal(d.clockMeta())
+	if d.emu != nil {
+		b.Meta[metaEmulation], _ = json.Marshal(d.emu.meta())
+	}
+	if err := d.store.Commit(b); err != nil {
+		return err
+	}
+	for id, data := range keep {
+		d.written[id] = data
+	}
+	for _, id := range drop {
+		delete(d.written, id)
+	}
+	for n, data := range hostKeep {
+		d.hostsWritten[n] = data
+	}
+	return nil
+}
+
+// rebuildScheduler restores the scheduler, with its leases and plans, under
+// a new configuration; on error the running one is kept.
+func (d *Daemon) rebuildScheduler(next config.Config) error {
+	if err := next.Scheduler.Validate(); err != nil {
+		return err
+	}
+	var leases []scheduler.SavedLease
+	for _, l := range d.sched.Leases() {
+		if sl, ok := d.sched.Save(l.ID); ok {
+			leases = append(leases, sl)
+		}
+	}
+	table := slottable.New()
+	for i, h := range d.hosts {
+		if _, err := table.AddHost(h.Name, slottable.Resources{h.CPU, h.Memory}); err != nil {
+			return err
+		}
+		if d.table.Closed(slottable.HostID(i)) {
+			_ = table.SetClosed(slottable.HostID(i), true)
+		}
+	}
+	s, err := scheduler.Restore(next.Scheduler, table, Epoch, d.sched.State(), leases, d.log)
+	if err != nil {
+		return err
+	}
+	d.sched, d.table = s, table
+	return nil
+}

@@ -1,0 +1,43 @@
+package scheduler
+
+import (
+	"time"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// PlanPhase is one phase of a lease's plan, as callers see it.
+type PlanPhase struct {
+	Kind       string // prepare, vm, suspend, migrate, resume, stop, shutdown
+	Start, End time.Time
+	Hosts      []slottable.HostID // one per VM
+	Begun      bool               // the lease is in this phase now
+}
+
+// Plan returns what is still reserved for the lease, the current phase
+// first.
+func (l *Lease) Plan() []PlanPhase {
+	var out []PlanPhase
+	for i := l.cur; i < len(l.plan); i++ {
+		p := l.plan[i]
+		out = append(out, PlanPhase{Kind: p.kind.String(), Start: p.start, End: p.end,
+			Hosts: p.hosts, Begun: i == l.cur && l.entered})
+	}
+	return out
+}
+
+// Current is the phase the lease is in now, if it is in one.
+func (l *Lease) Current() (PlanPhase, bool) {
+	if l.cur >= len(l.plan) || !l.entered {
+		return PlanPhase{}, false
+	}
+	p := l.plan[l.cur]
+	return PlanPhase{Kind: p.kind.String(), Start: p.start, End: p.end, Hosts: p.hosts, Begun: true}, true
+}
+
+// HasSavedImages reports whether the lease's memory images are saved (it
+// resumes rather than starts).
+func (l *Lease) HasSavedImages() bool { return l.saved }
+
+// Held reports whether an administrator holds the lease suspended.
+func (l *Lease) Held() bool { return l.hold }
