@@ -171,6 +171,11 @@ func classOf(req *scheduler.Request, r api.LeaseRequest, c api.Caller) error {
 	}
 	switch scheduler.Origin(r.Origin) {
 	case "", scheduler.Local:
+		// The cluster's own users' leases are never preempted.
+		if r.Class != "" && req.Class != scheduler.NonPreemptable {
+			return fieldErr("class", "local leases are non-preemptable; %q is for external leases", r.Class)
+		}
+		req.Class = scheduler.NonPreemptable
 	case scheduler.External:
 		if !c.External && !c.Admin {
 			return fmt.Errorf("external leases come from a gateway's token: %w", api.ErrForbidden)
