@@ -53,14 +53,14 @@ type Daemon struct {
 	hosts []*host // by slottable.HostID
 	names map[string]slottable.HostID
 
-	events  chan event
-	exec    *executor
-	written map[scheduler.LeaseID]string // the saved form last committed, by live lease
+	events       chan event
+	exec         *executor
+	written      map[scheduler.LeaseID]string // the saved form last committed, by live lease
 	hostsWritten map[string]string
-	started time.Time                    // on the daemon's clock
-	emu     *emulation
-	unknown []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
-	errs    map[scheduler.LeaseID][]string
+	started      time.Time // on the daemon's clock
+	emu          *emulation
+	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
+	errs         map[scheduler.LeaseID][]string
 
 	mu     sync.Mutex // guards health and closed
 	health error
