@@ -57,7 +57,8 @@ type Daemon struct {
 	exec         *executor
 	written      map[scheduler.LeaseID]string // the saved form last committed, by live lease
 	hostsWritten map[string]string
-	started      time.Time // on the daemon's clock
+	revs         map[scheduler.LeaseID]scheduler.Revision // of the leases as last committed
+	started      time.Time                                // on the daemon's clock
 	emu          *emulation
 	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
 	errs         map[scheduler.LeaseID][]string
@@ -93,7 +94,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	d := &Daemon{cfg: o.Config, path: o.ConfigPath, lg: lg, log: lg.WithField("component", "daemon"),
 		reg: reg, names: map[string]slottable.HostID{}, events: make(chan event, 4096),
-		written: map[scheduler.LeaseID]string{}, hostsWritten: map[string]string{}, errs: map[scheduler.LeaseID][]string{}, done: make(chan struct{})}
+		written: map[scheduler.LeaseID]string{}, hostsWritten: map[string]string{}, revs: map[scheduler.LeaseID]scheduler.Revision{}, errs: map[scheduler.LeaseID][]string{}, done: make(chan struct{})}
 	st, err := store.Open(o.Config.Daemon.Store, store.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("opening the state store: %w", err)

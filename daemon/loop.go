@@ -171,7 +171,7 @@ func (d *Daemon) pass(evs []event) error {
 	}
 	d.emu.submitDue(d, t)
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
-	if err := d.commit(t.touched); err != nil {
+	if err := d.commit(t.touched, false); err != nil {
 		d.setHealth(err)
 		for i, ev := range evs {
 			if ev.reply != nil {
@@ -204,8 +204,10 @@ func (d *Daemon) apply(ev event, t *tx) (v any, err error) {
 	return ev.fn(t)
 }
 
+// commitNow commits everything that differs from the store, comparing
+// every live lease's saved form (not only those whose revision moved).
 func (d *Daemon) commitNow() error {
-	return d.commit(nil)
+	return d.commit(nil, true)
 }
 
 func (d *Daemon) setHealth(err error) {

@@ -141,16 +141,23 @@ func (d *Daemon) loadHosts(ctx context.Context, saved *store.State) error {
 
 // commit writes every lease whose saved form changed, the hosts and the
 // scheduler's state, in one transaction.
-func (d *Daemon) commit(extra []scheduler.LeaseID) error {
+func (d *Daemon) commit(extra []scheduler.LeaseID, full bool) error {
 	b := store.Batch{Leases: map[uint64][]byte{}, Meta: map[string][]byte{}, Hosts: map[string][]byte{}}
 	keep := map[scheduler.LeaseID]string{}
 	hostKeep := map[string]string{}
 	var drop []scheduler.LeaseID
+	revs := map[scheduler.LeaseID]scheduler.Revision{}
 	check := func(id scheduler.LeaseID) error {
-		sl, ok := d.sched.Save(id)
-		if !ok {
+		l := d.sched.Lease(id)
+		if l == nil {
 			return nil
 		}
+		rev := l.Revision()
+		if old, ok := d.revs[id]; ok && old == rev && !full {
+			return nil // unchanged since it was last committed
+		}
+		revs[id] = rev
+		sl, _ := d.sched.Save(id)
 		data, err := json.Marshal(sl)
 		if err != nil {
 			return fmt.Errorf("encoding lease %d: %w", id, err)
@@ -198,8 +205,12 @@ func (d *Daemon) commit(extra []scheduler.LeaseID) error {
 	for id, data := range keep {
 		d.written[id] = data
 	}
+	for id, r := range revs {
+		d.revs[id] = r
+	}
 	for _, id := range drop {
 		delete(d.written, id)
+		delete(d.revs, id)
 	}
 	for n, data := range hostKeep {
 		d.hostsWritten[n] = data

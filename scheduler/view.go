@@ -41,3 +41,24 @@ func (l *Lease) HasSavedImages() bool { return l.saved }
 
 // Held reports whether an administrator holds the lease suspended.
 func (l *Lease) Held() bool { return l.hold }
+
+// Revision identifies a lease's state: it changes whenever anything the
+// scheduler saves of the lease (Save) does, so a caller that persists
+// leases re-encodes only those whose revision moved. Compare with ==.
+type Revision struct {
+	gen               uint64
+	history, cur      int
+	preemptions       int
+	remaining         time.Duration
+	entered, queued   bool
+	hold, missed      bool
+	saved, stopped    bool
+	pending, migrateN bool
+}
+
+// Revision returns the lease's current revision.
+func (l *Lease) Revision() Revision {
+	return Revision{gen: l.gen, history: len(l.History), cur: l.cur, preemptions: l.Preemptions,
+		remaining: l.Remaining, entered: l.entered, queued: l.queued, hold: l.hold, missed: l.DeadlineMissed,
+		saved: l.saved, stopped: l.stopped, pending: l.preemptPending, migrateN: l.migrate}
+}
