@@ -22,9 +22,12 @@ type LeaseID = uint64
 
 // VM is one VM of a lease, as an operation needs it.
 type VM struct {
-	Lease  LeaseID
-	Index  int    // 0..n-1 within the lease
-	Host   string // where the operation happens (resume/migrate: the destination)
+	Lease LeaseID
+	Index int // 0..n-1 within the lease
+	// Host is where the operation happens: for Resume and Migrate the
+	// destination, for LiveMigrate the source (its to slice names the
+	// destinations).
+	Host   string
 	CPU    int64  // hundredths of a core
 	Memory int64  // MB
 	Image  string // disk image or template name; "" = the driver's default
