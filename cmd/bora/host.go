@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bora-sched/bora/api"
+)
+
+func newHostCmd(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "host",
+		Args:  cobra.NoArgs, // an unknown subcommand is an error, not help
+		RunE:  groupHelp,
+		Short: "list, show and manage hosts",
+	}
+	c.addOutputFlag(cmd.PersistentFlags())
+	cmd.AddCommand(newHostListCmd(c), newHostShowCmd(c))
+	for _, a := range []struct{ name, short string }{
+		{"enable", "let the scheduler place leases on a host (admin)"},
+		{"disable", "keep the scheduler from placing new leases on a host (admin)"},
+		{"on", "switch a host on (admin)"},
+		{"off", "switch a host off (admin)"},
+	} {
+		cmd.AddCommand(newHostActionCmd(c, a.name, a.short))
+	}
+	return cmd
+}
+
+func newHostListCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "list the hosts with their power state and what is reserved on them now",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := c.client()
+			if err != nil {
+				return err
+			}
+			hs, err := cl.ListHosts(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return c.print(cmd.OutOrStdout(), hs, func(w io.Writer) error { return hostTable(w, hs) })
+		},
+	}
+}
+
+func hostTable(w io.Writer, hs []api.Host) error {
+	tw := newTable(w)
+	row(tw, "NAME", "POWER", "ENABLED", "UP", "CPU", "USED_CPU", "MEM", "USED_MEM", "LEASES")
+	for _, h := range hs {
+		row(tw, h.Name, h.Power, yesNo(h.Enabled), yesNo(h.Up), fmt.Sprintf("%g", h.CPU), fmt.Sprintf("%g", h.UsedCPU),
+			memory(h.Memory), memory(h.UsedMemory), list(leaseIDs(h.Leases), 5))
+	}
+	return tw.Flush()
+}
+
+func leaseIDs(ids []uint64) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.FormatUint(id, 10)
+	}
+	return out
+}
+
+func newHostShowCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME",
+		Short: "show a host",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.client()
+			if err != nil {
+				return err
+			}
+			h, err := cl.GetHost(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return c.print(cmd.OutOrStdout(), h, func(w io.Writer) error { return showHost(w, h) })
+		},
+	}
+}
+
+func showHost(w io.Writer, h api.Host) error {
+	tw := newTable(w)
+	kv := func(k string, v any) { row(tw, k+":", v) }
+	kv("Name", h.Name)
+	kv("Power", h.Power)
+	kv("Enabled", yesNo(h.Enabled))
+	kv("Up", yesNo(h.Up))
+	kv("CPU", fmt.Sprintf("%g cores, %g used (%s)", h.CPU, h.UsedCPU, percent(h.UsedCPU, h.CPU)))
+	kv("Memory", fmt.Sprintf("%s, %s used (%s)", memory(h.Memory), memory(h.UsedMemory), percent(float64(h.UsedMemory), float64(h.Memory))))
+	kv("Leases", list(leaseIDs(h.Leases), 20))
+	kv("Energy", fmt.Sprintf("%.3f kWh", h.EnergyKWh))
+	return tw.Flush()
+}
+
+func percent(part, whole float64) string {
+	if whole == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*part/whole)
+}
+
+func newHostActionCmd(c *cli, action, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:   action + " NAME",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.client()
+			if err != nil {
+				return err
+			}
+			h, err := cl.HostAction(cmd.Context(), args[0], action)
+			if err != nil {
+				return err
+			}
+			return c.print(cmd.OutOrStdout(), h, func(w io.Writer) error { return hostTable(w, []api.Host{h}) })
+		},
+	}
+}
