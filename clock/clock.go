@@ -45,7 +45,11 @@ func NewScaled(base time.Time, speed float64) *Scaled {
 
 // Now reads the scaled clock.
 func (c *Scaled) Now() time.Time {
-	el := c.now().Sub(c.Wall)
+	wall := time.Now
+	if c.now != nil {
+		wall = c.now
+	}
+	el := wall().Sub(c.Wall)
 	return c.Base.Add(time.Duration(float64(el) * c.Speed))
 }
 
