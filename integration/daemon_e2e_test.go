@@ -151,7 +151,7 @@ func TestDaemonCrashBurst(t *testing.T) {
 // being suspended; after the restart the suspension completes, the lease
 // resumes after the reservation and finishes.
 func TestDaemonRestartMidSuspension(t *testing.T) {
-	c := newCluster(t, 1, 60, "")
+	c := newCluster(t, 1, 120, "")
 	c.start()
 	be := c.create("--vms", "1", "--duration", "30m", "--origin", "external", "--class", "suspendable")
 	ar := c.create("--vms", "1", "--duration", "5m", "--start", "+4m")

@@ -55,6 +55,9 @@ type cluster struct {
 // a clock speed times the wall clock, and extra YAML appended.
 func newCluster(t *testing.T, hosts int, speed float64, extra string) *cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts borad and waits for its schedule: not in -short runs")
+	}
 	dir := t.TempDir()
 	var b strings.Builder
 	fmt.Fprintf(&b, "daemon: {store: %s/bora.db, clock: scaled, speed: %g, log_level: debug, shutdown_timeout: 5s, op_retries: 0}\n", dir, speed)
