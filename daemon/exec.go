@@ -30,11 +30,33 @@ type executor struct {
 	mu     sync.Mutex
 	queues map[scheduler.LeaseID][]op
 	wg     sync.WaitGroup
+	limits opLimits // guarded by mu: a reload changes them
+}
+
+// opLimits bound driver operations.
+type opLimits struct {
+	timeout time.Duration
+	retries int
+	grace   time.Duration
+}
+
+func (e *executor) setLimits(l opLimits) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.limits = l
+}
+
+func (e *executor) getLimits() opLimits {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.limits
 }
 
 func newExecutor(d *Daemon) *executor {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &executor{d: d, ctx: ctx, cancel: cancel, queues: map[scheduler.LeaseID][]op{}}
+	c := d.cfg.Daemon
+	return &executor{d: d, ctx: ctx, cancel: cancel, queues: map[scheduler.LeaseID][]op{},
+		limits: opLimits{timeout: c.OpTimeout, retries: c.OpRetries, grace: c.ShutdownGrace}}
 }
 
 // runTimer is implemented by drivers that emulate VMs ending by
@@ -101,10 +123,10 @@ func (e *executor) worker(id scheduler.LeaseID) {
 
 // do runs an operation, retrying it (operations are idempotent).
 func (e *executor) do(o op) error {
-	cfg := e.d.cfg.Daemon
+	lim := e.getLimits()
 	log := e.d.log.WithField("lease_id", o.lease).WithField("op", string(o.kind))
 	var err error
-	for attempt := 0; attempt <= cfg.OpRetries; attempt++ {
+	for attempt := 0; attempt <= lim.retries; attempt++ {
 		if attempt > 0 {
 			select {
 			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
@@ -112,9 +134,9 @@ func (e *executor) do(o op) error {
 				return e.ctx.Err()
 			}
 		}
-		ctx, cancel := context.WithTimeout(e.ctx, cfg.OpTimeout)
+		ctx, cancel := context.WithTimeout(e.ctx, lim.timeout)
 		began := time.Now()
-		err = e.call(ctx, o)
+		err = e.call(ctx, o, lim)
 		cancel()
 		e.d.m.ops.WithLabelValues(string(o.kind), outcome(err)).Inc()
 		if err == nil {
@@ -133,7 +155,7 @@ func outcome(err error) string {
 	return "ok"
 }
 
-func (e *executor) call(ctx context.Context, o op) error {
+func (e *executor) call(ctx context.Context, o op, lim opLimits) error {
 	drv := e.d.drv
 	switch o.kind {
 	case scheduler.ActStart:
@@ -150,7 +172,7 @@ func (e *executor) call(ctx context.Context, o op) error {
 	case scheduler.ActStop:
 		return drv.Stop(ctx, o.vms)
 	case scheduler.ActShutdown:
-		return drv.Shutdown(ctx, o.vms, e.d.cfg.Daemon.ShutdownGrace)
+		return drv.Shutdown(ctx, o.vms, lim.grace)
 	case scheduler.ActDone:
 		return drv.Cleanup(ctx, o.vms)
 	}

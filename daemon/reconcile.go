@@ -177,3 +177,13 @@ func (d *Daemon) driverEvent(t *tx, ev drivers.Event) {
 	}
 	t.mutated = true
 }
+
+// unknownVMs is what reconciliation found that bora does not know (read
+// in the loop).
+func (d *Daemon) unknownVMs() []drivers.VMStatus {
+	v, _ := d.call(context.Background(), func(*tx) (any, error) {
+		return append([]drivers.VMStatus(nil), d.unknown...), nil
+	})
+	out, _ := v.([]drivers.VMStatus)
+	return out
+}
