@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/bora-sched/bora/drivers/opennebula"
 )
 
 // Daemon is how borad runs: its store, clock, logs and operation bounds.
@@ -63,8 +65,9 @@ type HostSpec struct {
 
 // DriverConfig chooses and configures the VM driver.
 type DriverConfig struct {
-	Name string     `yaml:"name"` // fake | libvirt | opennebula
-	Fake FakeConfig `yaml:"fake"`
+	Name       string            `yaml:"name"` // fake | libvirt | opennebula
+	Fake       FakeConfig        `yaml:"fake"`
+	OpenNebula opennebula.Config `yaml:"opennebula"`
 }
 
 // FakeConfig is the emulation driver's.
@@ -117,7 +120,7 @@ func defaultDaemonSections() (Daemon, APIConfig, DriverConfig, PowerConfig, Jobs
 	return Daemon{Store: "/var/lib/bora/bora.db", Clock: "real", Speed: 1, LogFormat: "text", LogLevel: "info",
 			OpTimeout: 10 * time.Minute, OpRetries: 2, ShutdownTimeout: 30 * time.Second, ShutdownGrace: 30 * time.Second},
 		APIConfig{Socket: "/run/bora/bora.sock", SocketMode: "0660", MaxBody: 1 << 20},
-		DriverConfig{Name: "fake"},
+		DriverConfig{Name: "fake", OpenNebula: opennebula.DefaultConfig()},
 		PowerConfig{Driver: "none", Timeout: 2 * time.Minute},
 		Jobs{Accounting: "@every 1m", AccountingRetention: 30 * 24 * time.Hour, Compaction: "@daily"}
 }
@@ -221,7 +224,15 @@ func (c Config) validateHosts() error {
 
 func (c Config) validateRest() error {
 	switch c.Driver.Name {
-	case "fake", "libvirt", "opennebula":
+	case "fake", "libvirt":
+	case "opennebula":
+		if err := c.Driver.OpenNebula.Validate(); err != nil {
+			var ce *opennebula.ConfigError
+			if errors.As(err, &ce) {
+				return fieldErr(ce.Field, ce.Msg)
+			}
+			return fieldErr("driver.opennebula", err.Error())
+		}
 	default:
 		return fieldErr("driver.name", fmt.Sprintf("%q: must be fake, libvirt or opennebula", c.Driver.Name))
 	}

@@ -221,8 +221,10 @@ func (d *Daemon) view(l *scheduler.Lease, full bool) api.Lease {
 		}
 		v.Plan = append(v.Plan, ph)
 	}
-	for i := 0; i < l.Req.VMs; i++ {
-		v.DriverIDs = append(v.DriverIDs, drivers.VM{Lease: l.ID, Index: i}.Name())
+	if v.DriverIDs = d.driverIDs(l.ID); len(v.DriverIDs) == 0 {
+		for i := 0; i < l.Req.VMs; i++ {
+			v.DriverIDs = append(v.DriverIDs, drivers.VM{Lease: l.ID, Index: i}.Name())
+		}
 	}
 	v.EnactmentErrors = append(v.EnactmentErrors, d.errs[l.ID]...)
 	return v

@@ -68,6 +68,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer close(d.done)
 	d.started = d.clk.Now()
 	go d.pumpDriverEvents(ctx)
+	if d.cfg.Driver.Name == "opennebula" {
+		go d.intake(ctx, d.cfg.Driver.OpenNebula.PollInterval)
+	}
 	stopJobs := d.startJobs()
 	defer stopJobs()
 	if err := d.startup(ctx); err != nil {

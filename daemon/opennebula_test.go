@@ -1,0 +1,103 @@
+package daemon
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/drivers/opennebula/oca"
+	"github.com/bora-sched/bora/drivers/opennebula/onetest"
+)
+
+// TestOpenNebulaIntake runs borad as OpenNebula's scheduler against the
+// oned stand-in: two VMs on HOLD sharing a BORA_LEASE ID become one lease
+// of two VMs, deployed and running on OpenNebula's hosts; `lease show`
+// names their OpenNebula ids; cancelling terminates them.
+func TestOpenNebulaIntake(t *testing.T) {
+	one := onetest.New(onetest.Options{Delays: onetest.Delays{Prolog: 5 * time.Millisecond, Boot: 5 * time.Millisecond,
+		Save: 5 * time.Millisecond, Restore: 5 * time.Millisecond, Shutdown: 5 * time.Millisecond}})
+	srv := httptest.NewServer(one)
+	t.Cleanup(srv.Close)
+	one.AddHost("one-a", 200, 2048)
+	one.AddHost("one-b", 200, 2048)
+	one.AddUser("carol", "pw")
+	var ids []int
+	for i := 0; i < 2; i++ {
+		id, err := one.AddVM("carol", "CPU=1\nMEMORY=512\n"+`BORA_LEASE=[ ID="job", START="now", DURATION="02:00:00" ]`, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	c := testConfig(t.TempDir(), 0)
+	c.Hosts = nil
+	c.Daemon.Clock = "real"
+	c.Driver.Name = "opennebula"
+	c.Driver.OpenNebula.Endpoint = srv.URL + "/RPC2"
+	c.Driver.OpenNebula.User, c.Driver.OpenNebula.Password = "oneadmin", "opennebula"
+	c.Driver.OpenNebula.PollInterval = 20 * time.Millisecond
+	if err := c.ValidateDaemon(); err != nil {
+		t.Fatal(err)
+	}
+	d := start(t, c)
+	ctx := context.Background()
+	var lease api.Lease
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ls, err := d.ListLeases(ctx, admin, api.LeaseFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls) == 1 && ls[0].State == "running" {
+			lease = ls[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("leases: %+v", ls)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if lease.VMs != 2 || lease.User != "carol" || lease.Kind != "immediate" {
+		t.Fatalf("lease: %+v", lease)
+	}
+	full, _ := d.GetLease(ctx, admin, lease.ID)
+	if strings.Join(full.DriverIDs, ",") != "0,1" {
+		t.Fatalf("driver ids %v, want the OpenNebula VM ids 0,1", full.DriverIDs)
+	}
+	waitRunning := func(id int) {
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			if st, lcm, _ := one.State(id); st == oca.Active && lcm == oca.Running {
+				return
+			}
+			if time.Now().After(deadline) {
+				st, lcm, _ := one.State(id)
+				t.Fatalf("VM %d: state %v lcm %v", id, st, lcm)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for _, id := range ids {
+		waitRunning(id)
+		if p := one.Placements(id); len(p) != 1 {
+			t.Fatalf("VM %d placed on %v", id, p)
+		}
+	}
+	if _, err := d.CancelLease(ctx, admin, lease.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			if st, _, _ := one.State(id); st == oca.Done {
+				break
+			}
+			if time.Now().After(deadline) {
+				st, lcm, _ := one.State(id)
+				t.Fatalf("VM %d after cancel: %v %v", id, st, lcm)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
