@@ -9,6 +9,7 @@ import (
 	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/drivers/opennebula"
 	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
 )
 
 // leaseSource is a driver whose users create VMs that bora makes leases
@@ -42,6 +43,7 @@ func (d *Daemon) intake(ctx context.Context, every time.Duration) {
 		for _, p := range pending {
 			d.take(ctx, src, p)
 		}
+		d.refreshHosts(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -99,4 +101,44 @@ func (d *Daemon) driverIDs(id uint64) []string {
 		out = append(out, strconv.Itoa(n))
 	}
 	return out
+}
+
+// refreshHosts asks the driver for its hosts again: new ones join the slot
+// table, and hosts that stopped (or started) answering are closed (or
+// opened) to new placements.
+func (d *Daemon) refreshHosts(ctx context.Context) {
+	found, err := d.drv.Hosts(ctx)
+	if err != nil {
+		d.log.WithError(err).Warn("refreshing hosts")
+		return
+	}
+	d.post(func(t *tx) {
+		for _, f := range found {
+			id, ok := d.names[f.Name]
+			if !ok {
+				nid, err := d.table.AddHost(f.Name, slottable.Resources{f.CPU, f.Memory})
+				if err != nil {
+					d.log.WithError(err).WithField("host", f.Name).Error("adding a new host")
+					continue
+				}
+				d.names[f.Name] = nid
+				d.hosts = append(d.hosts, &host{Name: f.Name, CPU: f.CPU, Memory: f.Memory, Enabled: true, Up: f.Up, Power: "on"})
+				d.log.WithField("host", f.Name).Info("new host")
+				id = nid
+				if f.Up {
+					t.acts = append(t.acts, d.sched.Advance(t.now)...)
+					continue
+				}
+			}
+			h := d.hosts[id]
+			if h.Up == f.Up && !h.Retired {
+				continue
+			}
+			h.Up, h.Retired = f.Up, false
+			acts, _ := d.sched.SetHostEnabled(t.now, id, h.Up && h.Enabled && h.Power == "on")
+			t.acts = append(t.acts, acts...)
+			d.log.WithField("host", f.Name).WithField("up", f.Up).Info("host changed")
+		}
+		t.mutated = true
+	})
 }

@@ -85,6 +85,17 @@ func TestOpenNebulaIntake(t *testing.T) {
 			t.Fatalf("VM %d placed on %v", id, p)
 		}
 	}
+	// A host added to OpenNebula joins the cluster at the next poll.
+	one.AddHost("one-c", 200, 2048)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if h, err := d.GetHost(ctx, admin, "one-c"); err == nil && h.CPU == 2 && h.Memory == 2048 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new OpenNebula host never joined")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if _, err := d.CancelLease(ctx, admin, lease.ID); err != nil {
 		t.Fatal(err)
 	}
