@@ -4,9 +4,11 @@
 package libvirt_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +56,10 @@ func TestLeaseLifecycle(t *testing.T) {
 		}
 	}
 	wantStates(t, d, id, map[int]string{0: "/saved", 1: "/saved"})
+	// A daemon restart while suspended: a fresh driver finds the images.
+	fresh := open(t, e.config())
+	wantStates(t, fresh, id, map[int]string{0: "/saved", 1: "/saved"})
+	_ = fresh.Close()
 	time.Sleep(1500 * time.Millisecond)
 	if now := counters(e.shared, vms); now[0] != before[0] || now[1] != before[1] {
 		t.Fatalf("counters moved while suspended: %v then %v", before, now)
@@ -71,13 +77,26 @@ func TestLeaseLifecycle(t *testing.T) {
 	wantStates(t, d2, id, map[int]string{0: "b/running", 1: "b/running"})
 	_ = d2.Close()
 
-	twice("live migrate b->a", func() error { return d.LiveMigrate(ctx, on(vms, "b"), hostsOf(2, "a")) })
+	// From here on, the first attempt of each operation is cut off by its
+	// context after 300 ms (libvirtd goes on with it), as when the daemon's
+	// deadline passes or it dies; the retry must end in the same state.
+	cutOff := func(name string, f func(context.Context) error) {
+		t.Helper()
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		err := f(short)
+		cancel()
+		t.Logf("%-34s cut off after 300ms: %v", name, err)
+		step(t, name+" (retry)", func() error { return f(ctx) })
+		step(t, name+" (again)", func() error { return f(ctx) })
+	}
+	cutOff("live migrate b->a", func(ctx context.Context) error { return d.LiveMigrate(ctx, on(vms, "b"), hostsOf(2, "a")) })
 	wantStates(t, d, id, map[int]string{0: "a/running", 1: "a/running"})
 	c = waitCounter(t, e.shared, vms, plus(c, 2), 30*time.Second)
 
-	twice("cold: suspend on a", func() error { return d.Suspend(ctx, vms) })
+	cutOff("cold: suspend on a", func(ctx context.Context) error { return d.Suspend(ctx, vms) })
+	wantStates(t, d, id, map[int]string{0: "/saved", 1: "/saved"})
 	twice("cold: migrate a->b", func() error { return d.Migrate(ctx, on(vms, "b"), hostsOf(2, "a")) })
-	twice("cold: resume on b", func() error { return d.Resume(ctx, on(vms, "b")) })
+	cutOff("cold: resume on b", func(ctx context.Context) error { return d.Resume(ctx, on(vms, "b")) })
 	wantStates(t, d, id, map[int]string{0: "b/running", 1: "b/running"})
 	waitCounter(t, e.shared, vms, plus(c, 2), 30*time.Second)
 	checkNoReboot(t, e.shared, vms)
@@ -204,8 +223,8 @@ func defineForeign(t *testing.T, e env) golibvirt.Domain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xml = replaceOnce(xml, "<name>bora-1-0</name>", "<name>bora-foreign</name>")
-	xml = replaceOnce(xml, "bora-1-0.console", "bora-foreign.console")
+	xml = strings.Replace(xml, "<name>bora-1-0</name>", "<name>bora-foreign</name>", 1)
+	xml = strings.Replace(xml, "bora-1-0.console", "bora-foreign.console", 1)
 	if old, err := raw.DomainLookupByName("bora-foreign"); err == nil {
 		_ = raw.DomainDestroy(old)
 		_ = raw.DomainUndefine(old)
@@ -261,11 +280,24 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func replaceOnce(s, old, new string) string {
-	for i := 0; i+len(old) <= len(s); i++ {
-		if s[i:i+len(old)] == old {
-			return s[:i] + new + s[i+len(old):]
-		}
+// TestShutdownGrace: a guest that does not react to the power button (it
+// is still booting: its init listens only later) is destroyed when the
+// grace time is over, and that stop is not reported as an event.
+func TestShutdownGrace(t *testing.T) {
+	e := needHosts(t, false)
+	d := open(t, e.config())
+	evs := collect(d)
+	vms := lease(leaseID(6), 1, "a")
+	cleanupAtEnd(t, d, vms)
+	ctx := ctxFor(t, 2*time.Minute)
+	step(t, "start", func() error { return d.Start(ctx, vms) })
+	took := step(t, "shutdown while booting (grace 1s)", func() error { return d.Shutdown(ctx, vms, time.Second) })
+	if took < time.Second || took > 15*time.Second {
+		t.Errorf("shutdown took %v: want the 1s grace, then a destroy", took)
 	}
-	return s
+	wantStates(t, d, leaseID(6), map[int]string{0: "a/stopped"})
+	time.Sleep(time.Second)
+	if got := evs.of(leaseID(6)); len(got) != 0 {
+		t.Errorf("events for a shutdown bora asked for: %+v", got)
+	}
 }

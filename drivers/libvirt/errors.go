@@ -1,0 +1,28 @@
+package libvirt
+
+import "errors"
+
+// Errors of this package. The driver also returns the drivers package's
+// sentinels (drivers.ErrUnknownHost, drivers.ErrNotSaved,
+// drivers.ErrHostDown, drivers.ErrUnsupported), wrapped with the host and
+// the VM in the message.
+var (
+	// ErrInvalidConfig is wrapped by every *FieldError that Config.Validate
+	// and New return.
+	ErrInvalidConfig = errors.New("invalid libvirt driver configuration")
+	// ErrInvalidVM is returned for a VM the driver cannot build a domain
+	// for (no memory, a name that ParseName rejects).
+	ErrInvalidVM = errors.New("invalid VM")
+	// ErrUnknownImage is returned by Start for a VM whose Image names no
+	// entry of Template.Images.
+	ErrUnknownImage = errors.New("unknown image")
+	// ErrNoDomain is returned by Suspend and LiveMigrate for a VM that is
+	// neither running where it should be nor saved (or already moved).
+	ErrNoDomain = errors.New("no such domain")
+	// ErrBadLength is returned by Migrate and LiveMigrate when the host list
+	// is not as long as the VM list.
+	ErrBadLength = errors.New("host list and VM list differ in length")
+	// ErrCalibration is returned by Calibrate when the test VM cannot be
+	// measured (it did not boot, or a host is not reachable).
+	ErrCalibration = errors.New("calibration failed")
+)
