@@ -10,6 +10,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/bora-sched/bora/drivers/libvirt"
 	"github.com/bora-sched/bora/drivers/opennebula"
 )
 
@@ -67,6 +68,7 @@ type HostSpec struct {
 type DriverConfig struct {
 	Name       string            `yaml:"name"` // fake | libvirt | opennebula
 	Fake       FakeConfig        `yaml:"fake"`
+	Libvirt    libvirt.Config    `yaml:"libvirt"`
 	OpenNebula opennebula.Config `yaml:"opennebula"`
 }
 
@@ -224,7 +226,15 @@ func (c Config) validateHosts() error {
 
 func (c Config) validateRest() error {
 	switch c.Driver.Name {
-	case "fake", "libvirt":
+	case "fake":
+	case "libvirt":
+		if err := c.Driver.Libvirt.Validate(); err != nil {
+			var fe *libvirt.FieldError
+			if errors.As(err, &fe) {
+				return fieldErr("driver.libvirt."+fe.Field, fe.Problem)
+			}
+			return fieldErr("driver.libvirt", err.Error())
+		}
 	case "opennebula":
 		if err := c.Driver.OpenNebula.Validate(); err != nil {
 			var ce *opennebula.ConfigError

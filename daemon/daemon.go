@@ -15,6 +15,7 @@ import (
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/drivers"
 	"github.com/bora-sched/bora/drivers/fake"
+	"github.com/bora-sched/bora/drivers/libvirt"
 	"github.com/bora-sched/bora/drivers/opennebula"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
@@ -153,6 +154,8 @@ func (d *Daemon) buildDriver(ctx context.Context) (drivers.Driver, error) {
 				Fail: f.Fail, Slow: f.Slow, After: f.After})
 		}
 		return fake.New(fc, d.clk, d.lg.WithField("component", "driver"))
+	case "libvirt":
+		return libvirt.New(ctx, c.Driver.Libvirt, d.lg.WithField("component", "driver"))
 	case "opennebula":
 		return opennebula.New(ctx, c.Driver.OpenNebula, d.lg.WithField("component", "driver"))
 	}

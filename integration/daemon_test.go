@@ -67,8 +67,26 @@ func newCluster(t *testing.T, hosts int, speed float64, extra string) *cluster {
 	}
 	b.WriteString("scheduler: {check_invariants: true}\n")
 	b.WriteString(extra)
+	return writeCluster(t, dir, b.String())
+}
+
+// newClusterYAML is a cluster whose config is body plus the store, socket
+// and jobs lines.
+func newClusterYAML(t *testing.T, body string) *cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts borad and waits for its schedule: not in -short runs")
+	}
+	dir := t.TempDir()
+	head := fmt.Sprintf("api: {socket: %s/bora.sock, socket_mode: \"0600\"}\njobs: {accounting: \"\", compaction: \"\"}\n", dir)
+	body = strings.Replace(body, "daemon: {", fmt.Sprintf("daemon: {store: %s/bora.db, log_level: debug, ", dir), 1)
+	return writeCluster(t, dir, head+body)
+}
+
+func writeCluster(t *testing.T, dir, yaml string) *cluster {
+	t.Helper()
 	c := &cluster{t: t, dir: dir, config: filepath.Join(dir, "bora.yaml"), socket: filepath.Join(dir, "bora.sock")}
-	if err := os.WriteFile(c.config, []byte(b.String()), 0o600); err != nil {
+	if err := os.WriteFile(c.config, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

@@ -31,6 +31,11 @@ go test $race -count=1 -v -timeout "${BORA_LIBVIRT_TIMEOUT:-12m}" ./integration/
 	tee "${TMPDIR:-/tmp}/bora-libvirt-tests.log" |
 	grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|libvirt_test.go|hosts_test.go'
 status=${PIPESTATUS[0]}
+# borad itself over the same hosts, driven through the bora CLI.
+go test $race -count=1 -v -timeout "${BORA_LIBVIRT_TIMEOUT:-12m}" -run TestDaemonLibvirt ./integration/ 2>&1 |
+	tee -a "${TMPDIR:-/tmp}/bora-libvirt-tests.log" |
+	grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|daemon_libvirt_test.go'
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 set -e
 echo "run-tests.sh: tests exited $status after $(($(date +%s) - start)) s (full log: ${TMPDIR:-/tmp}/bora-libvirt-tests.log)"
 exit "$status"
