@@ -108,6 +108,10 @@ type Jobs struct {
 	Accounting          string        `yaml:"accounting"`
 	AccountingRetention time.Duration `yaml:"accounting_retention"`
 	Compaction          string        `yaml:"compaction"`
+	// LeaseRetention is how long leases that are over stay in the store
+	// (and in `bora lease list`); the compaction job drops older ones.
+	// 0 keeps them forever.
+	LeaseRetention time.Duration `yaml:"lease_retention"`
 }
 
 // Emulation feeds a workload to the daemon: each request is submitted at
@@ -124,7 +128,8 @@ func defaultDaemonSections() (Daemon, APIConfig, DriverConfig, PowerConfig, Jobs
 		APIConfig{Socket: "/run/bora/bora.sock", SocketMode: "0660", MaxBody: 1 << 20},
 		DriverConfig{Name: "fake", OpenNebula: opennebula.DefaultConfig()},
 		PowerConfig{Driver: "none", Timeout: 2 * time.Minute},
-		Jobs{Accounting: "@every 1m", AccountingRetention: 30 * 24 * time.Hour, Compaction: "@daily"}
+		Jobs{Accounting: "@every 1m", AccountingRetention: 30 * 24 * time.Hour, Compaction: "@daily",
+			LeaseRetention: 90 * 24 * time.Hour}
 }
 
 // validateDaemon checks the daemon's sections and names the key at fault.

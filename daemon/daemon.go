@@ -60,6 +60,7 @@ type Daemon struct {
 	written      map[scheduler.LeaseID]string // the saved form last committed, by live lease
 	hostsWritten map[string]string
 	revs         map[scheduler.LeaseID]scheduler.Revision // of the leases as last committed
+	forgotten    []scheduler.LeaseID                      // to delete from the store at the next commit
 	started      time.Time                                // on the daemon's clock
 	emu          *emulation
 	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)

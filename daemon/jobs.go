@@ -26,6 +26,11 @@ func (d *Daemon) startJobs() func() {
 		}
 	})
 	add("compaction", d.cfg.Jobs.Compaction, func() {
+		if n, err := d.forget(d.cfg.Jobs.LeaseRetention); err != nil {
+			log.WithError(err).Warn("dropping old leases")
+		} else if n > 0 {
+			log.WithField("leases", n).Info("dropped leases over for longer than jobs.lease_retention")
+		}
 		if err := d.store.Compact(); err != nil {
 			log.WithError(err).Error("store compaction")
 			return
@@ -55,4 +60,23 @@ func (d *Daemon) accounting() error {
 	return err
 }
 
-var _ = time.Second
+// forget drops leases that ended more than retention ago, from the
+// scheduler and (at the commit of the same pass) from the store.
+func (d *Daemon) forget(retention time.Duration) (int, error) {
+	if retention <= 0 {
+		return 0, nil
+	}
+	v, err := d.call(contextBackground(), func(t *tx) (any, error) {
+		gone := d.sched.Forget(t.now.Add(-retention))
+		d.forgotten = append(d.forgotten, gone...)
+		for _, id := range gone {
+			delete(d.errs, id)
+		}
+		t.mutated = true
+		return len(gone), nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return v.(int), nil
+}

@@ -199,9 +199,11 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full bool) error {
 	if d.emu != nil {
 		b.Meta[metaEmulation], _ = json.Marshal(d.emu.meta())
 	}
+	b.DeleteLeases = append(b.DeleteLeases, d.forgotten...)
 	if err := d.store.Commit(b); err != nil {
 		return err
 	}
+	d.forgotten = nil
 	for id, data := range keep {
 		d.written[id] = data
 	}

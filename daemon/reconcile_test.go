@@ -132,3 +132,32 @@ func TestReloadKeepsLeases(t *testing.T) {
 		t.Fatalf("scheduler config after reloads: %+v", cfg)
 	}
 }
+
+// TestForgetOldLeases: leases over for longer than the retention leave
+// the scheduler and the store; the others stay.
+func TestForgetOldLeases(t *testing.T) {
+	c := testConfig(t.TempDir(), 1)
+	d := start(t, c)
+	ctx := context.Background()
+	old, err := d.CreateLease(ctx, alice, api.LeaseRequest{VMs: 1, Duration: "1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, old.ID, "done", func(l api.Lease) bool { return l.State == "done" })
+	live, _ := d.CreateLease(ctx, alice, api.LeaseRequest{VMs: 1, Duration: "100h", Start: "+50h"})
+	// The simulated clock jumps to the reservation: old ended 50 h ago.
+	waitFor(t, d, live.ID, "running", func(l api.Lease) bool { return l.State == "running" })
+	n, err := d.forget(time.Hour)
+	if err != nil || n != 1 {
+		t.Fatalf("forgot %d: %v", n, err)
+	}
+	if _, err := d.GetLease(ctx, alice, old.ID); err == nil {
+		t.Fatal("the old lease is still shown")
+	}
+	if _, err := d.GetLease(ctx, alice, live.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.store.Lease(old.ID); err == nil {
+		t.Fatal("the old lease is still in the store")
+	}
+}

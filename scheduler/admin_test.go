@@ -210,3 +210,23 @@ func TestDisableHost(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestForget: leases over before the cutoff are dropped; a live one and
+// one that ended after the cutoff stay.
+func TestForget(t *testing.T) {
+	s := twoHosts(t)
+	a, _ := s.Submit(t0, be("A", time.Hour))
+	b, _ := s.Submit(t0, be("B", 3*time.Hour))
+	c, _ := s.Submit(t0, be("C", 5*time.Hour))
+	play(s, at(4*3600), nil) // A done at 1 h, B at 3 h, C runs
+	gone := s.Forget(at(2 * 3600))
+	if len(gone) != 1 || gone[0] != a.ID || s.Lease(a.ID) != nil || s.Lease(b.ID) == nil || s.Lease(c.ID) == nil {
+		t.Fatalf("forgot %v", gone)
+	}
+	if n := len(s.Leases()); n != 2 {
+		t.Fatalf("%d leases left", n)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
