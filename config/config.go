@@ -20,6 +20,7 @@ type Config struct {
 	Scheduler scheduler.Config
 	Cluster   sim.Cluster      // the simulated cluster (bora simulate)
 	Workload  workload.Options // how traces become leases
+	Energy    Energy           // energy management, simulated and in borad (energy.go)
 
 	// The daemon's sections (borad); bora simulate ignores them.
 	Daemon    Daemon
@@ -39,6 +40,7 @@ func Default() Config {
 		Scheduler: scheduler.DefaultConfig(),
 		Cluster:   sim.Cluster{Hosts: 144, CPU: 100, Memory: 1024},
 		Workload:  workload.DefaultOptions(),
+		Energy:    DefaultEnergy(),
 	}
 	c.Daemon, c.API, c.Driver, c.Power, c.Jobs = defaultDaemonSections()
 	return c
@@ -63,7 +65,7 @@ func (c Config) ValidateDaemon() error { return c.validateDaemon() }
 // sections are the top-level keys decoded as structures, by name.
 func (c *Config) sections() map[string]any {
 	return map[string]any{"daemon": &c.Daemon, "api": &c.API, "driver": &c.Driver, "hosts": &c.Hosts,
-		"power": &c.Power, "jobs": &c.Jobs, "emulation": &c.Emulation}
+		"power": &c.Power, "jobs": &c.Jobs, "emulation": &c.Emulation, "energy": &c.Energy}
 }
 
 // Error is a problem with one key of a configuration file.
@@ -157,7 +159,7 @@ func (c *Config) walk(n *yaml.Node, prefix, file string) error {
 }
 
 // Set changes one setting by its dotted key (scheduler.*, cluster.*,
-// workload.*), as `--set key=value` does.
+// workload.*, energy.*), as `--set key=value` does.
 func (c *Config) Set(key, value string) error {
 	wrap := func(err error) error {
 		if err == nil {
@@ -174,9 +176,12 @@ func (c *Config) Set(key, value string) error {
 		}
 		return nil
 	}
+	if rest, ok := strings.CutPrefix(key, "energy."); ok {
+		return wrap(c.Energy.set(rest, value))
+	}
 	f, ok := local[key]
 	if !ok {
-		return wrap(fmt.Errorf("%w (known sections: scheduler, cluster, workload, daemon, api, driver, hosts, power, jobs, emulation; keys: %s)", ErrUnknownKey, strings.Join(localKeys(), ", ")))
+		return wrap(fmt.Errorf("%w (known sections: scheduler, cluster, workload, energy, daemon, api, driver, hosts, power, jobs, emulation; keys: %s)", ErrUnknownKey, strings.Join(localKeys(), ", ")))
 	}
 	return wrap(f(c, value))
 }
@@ -244,5 +249,5 @@ func (c Config) Validate() error {
 	if err := c.Cluster.Validate(); err != nil {
 		return fmt.Errorf("cluster.%w", err)
 	}
-	return nil
+	return c.Energy.Validate()
 }

@@ -275,6 +275,9 @@ func (c Config) validateRest() error {
 	default:
 		return fieldErr("power.driver", fmt.Sprintf("%q: must be none, fake or command", c.Power.Driver))
 	}
+	if p := c.Energy.Policy; p != "" && p != "always-on" && c.Power.Driver == "none" {
+		return fieldErr("energy.policy", fmt.Sprintf("%q switches hosts on and off: it needs power.driver fake or command", p))
+	}
 	p := cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction} {
 		if spec == "" {

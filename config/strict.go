@@ -23,7 +23,10 @@ func decodeStrict(n *yaml.Node, v any, prefix, file string) error {
 	return nil
 }
 
-var durationType = reflect.TypeOf(time.Duration(0))
+var (
+	durationType    = reflect.TypeOf(time.Duration(0))
+	unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+)
 
 // checkKeys walks a YAML node against a Go type and reports the first
 // unknown key, or a value of the wrong shape (a list for a scalar...),
@@ -34,6 +37,14 @@ func checkKeys(n *yaml.Node, t reflect.Type, path, file string) error {
 	}
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		// It checks its own keys (energy.FuzzyConfig): decode it here to
+		// name the key at fault.
+		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			return &Error{File: file, Line: n.Line, Key: path, Err: cleanYAML(err)}
+		}
+		return nil
 	}
 	switch t.Kind() {
 	case reflect.Struct:

@@ -63,6 +63,7 @@ type Daemon struct {
 	forgotten    []scheduler.LeaseID                      // to delete from the store at the next commit
 	started      time.Time                                // on the daemon's clock
 	emu          *emulation
+	power        *powerMgr          // power driver, meter and energy controller (energy.go)
 	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
 	errs         map[scheduler.LeaseID][]string
 
@@ -129,6 +130,9 @@ func (d *Daemon) setup(ctx context.Context, o Options) error {
 	}
 	if err := d.restore(ctx, saved); err != nil {
 		return err
+	}
+	if d.power, err = newPowerMgr(d); err != nil {
+		return fmt.Errorf("power management: %w", err)
 	}
 	d.m = newMetrics(d.reg)
 	d.exec = newExecutor(d)

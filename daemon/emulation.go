@@ -88,6 +88,7 @@ func (e *emulation) submitDue(d *Daemon, t *tx) {
 		if r.User == "" {
 			r.User = e.user
 		}
+		t.acts = append(t.acts, d.power.beforeSubmit(t.now, r)...) // energy.go: hosts for a local lease
 		l, acts := d.sched.Submit(t.now, r)
 		t.acts = append(t.acts, acts...)
 		t.touched = append(t.touched, l.ID)

@@ -135,8 +135,7 @@ func (d *Daemon) refreshHosts(ctx context.Context) {
 				continue
 			}
 			h.Up, h.Retired = f.Up, false
-			acts, _ := d.sched.SetHostEnabled(t.now, id, h.Up && h.Enabled && h.Power == "on")
-			t.acts = append(t.acts, acts...)
+			_ = d.setEnabled(t, id) // energy.go
 			d.log.WithField("host", f.Name).WithField("up", f.Up).Info("host changed")
 		}
 		t.mutated = true

@@ -84,6 +84,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if err != nil {
 			d.log.Info("shutting down: waiting for operations in progress")
 			d.exec.stop(d.cfg.Daemon.ShutdownTimeout)
+			d.power.flush(d.clk.Now()) // energy.go: the hosts' energy into their records
 			if cerr := d.commitNow(); cerr != nil {
 				d.log.WithError(cerr).Error("final commit")
 			}
@@ -158,6 +159,9 @@ func (d *Daemon) nextWake() (time.Time, bool) {
 	if t, has := d.emu.nextAt(); has && (!ok || t.Before(next)) {
 		next, ok = t, true
 	}
+	if t, has := d.power.nextAt(); has && (!ok || t.Before(next)) { // energy.go: boots, the controller's tick
+		next, ok = t, true
+	}
 	return next, ok
 }
 
@@ -174,6 +178,7 @@ func (d *Daemon) pass(evs []event) error {
 	}
 	d.emu.submitDue(d, t)
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
+	t.acts = append(t.acts, d.power.step(t.now)...) // energy.go
 	if err := d.commit(t.touched, false); err != nil {
 		d.setHealth(err)
 		for i, ev := range evs {

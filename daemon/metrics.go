@@ -21,6 +21,8 @@ type metrics struct {
 	utilisation prometheus.Gauge
 	decision    prometheus.Histogram
 	ops         *prometheus.CounterVec
+	energy      prometheus.Gauge // kWh drawn by the hosts (energy.go)
+	violations  prometheus.Gauge
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -46,9 +48,13 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
 		ops: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_driver_operations_total",
 			Help: "Driver operations by kind and outcome."}, []string{"op", "outcome"}),
+		energy: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_energy_kwh_total",
+			Help: "Energy the hosts drew, in kWh (models.md section 5), over the daemon's life."}),
+		violations: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_waiting_violation_ratio",
+			Help: "External leases that started after waiting longer than alpha times the mean external duration."}),
 	}
 	reg.MustRegister(m.leases, m.queue, m.preemptions, m.preemptVMs, m.overhead, m.hosts, m.unknown,
-		m.utilisation, m.decision, m.ops)
+		m.utilisation, m.decision, m.ops, m.energy, m.violations)
 	return m
 }
 
@@ -82,7 +88,7 @@ func (d *Daemon) count(now time.Time) counts {
 			continue
 		}
 		c.capCPU += h.CPU
-		c.usedCPU += d.table.Used(slottable.HostID(i), now, now.Add(time.Nanosecond))[slottable.CPU]
+		c.usedCPU += d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // energy.go: not a host's power reservation
 	}
 	return c
 }
@@ -101,11 +107,15 @@ func (d *Daemon) updateGauges(now time.Time) {
 		d.m.utilisation.Set(float64(c.usedCPU) / float64(c.capCPU))
 	}
 	power := map[string]int{"on": 0, "off": 0, "booting": 0, "shutting-down": 0}
+	kwh := 0.0
 	for _, h := range d.hosts {
 		if !h.Retired {
 			power[h.Power]++
 		}
+		kwh += d.power.energy(now, h.Name)
 	}
+	d.m.energy.Set(kwh)
+	d.m.violations.Set(d.power.violationRate())
 	for p, n := range power {
 		d.m.hosts.WithLabelValues(p).Set(float64(n))
 	}

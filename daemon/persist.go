@@ -246,5 +246,6 @@ func (d *Daemon) rebuildScheduler(next config.Config) error {
 		return err
 	}
 	d.sched, d.table = s, table
+	d.power.attach() // energy.go
 	return nil
 }

@@ -23,6 +23,7 @@ func (d *Daemon) CreateLease(ctx context.Context, c api.Caller, r api.LeaseReque
 		if err != nil {
 			return nil, err
 		}
+		t.acts = append(t.acts, d.power.beforeSubmit(t.now, req)...) // energy.go: hosts for a local lease
 		l, acts := d.sched.Submit(t.now, req)
 		t.acts = append(t.acts, acts...)
 		t.touched = append(t.touched, l.ID)
@@ -154,13 +155,13 @@ func (d *Daemon) LeaseAction(ctx context.Context, c api.Caller, id uint64, actio
 
 func (d *Daemon) hostView(id slottable.HostID, now time.Time) api.Host {
 	h := d.hosts[id]
-	used := d.table.Used(id, now, now.Add(time.Nanosecond))
+	used := d.leaseUse(id, now) // energy.go
 	v := api.Host{Name: h.Name, CPU: float64(h.CPU) / 100, Memory: h.Memory, Enabled: h.Enabled && !h.Retired,
 		Up: h.Up, Power: h.Power, UsedCPU: float64(used[slottable.CPU]) / 100, UsedMemory: used[slottable.Memory],
-		EnergyKWh: h.Energy}
+		EnergyKWh: d.power.energy(now, h.Name)}
 	seen := map[uint64]bool{}
 	for _, r := range d.table.ReservationsOn(id, now, now.Add(time.Nanosecond)) {
-		if !seen[r.Lease] {
+		if r.Lease != 0 && !seen[r.Lease] { // lease 0: the host is off (its power reservation)
 			seen[r.Lease] = true
 			v.Leases = append(v.Leases, r.Lease)
 		}
@@ -234,23 +235,12 @@ func (d *Daemon) hostAction(t *tx, id slottable.HostID, h *host, action string) 
 	switch action {
 	case "enable", "disable":
 		h.Enabled = action == "enable"
-	case "off":
-		if d.cfg.Power.Driver == "none" {
-			return fmt.Errorf("power management is off (power.driver: none): %w", api.ErrConflict)
+	case "on", "off":
+		if err := d.power.switchHost(t, id, action == "on"); err != nil { // energy.go
+			return fmt.Errorf("host %s: %v: %w", h.Name, err, api.ErrConflict)
 		}
-		if res := d.table.ReservationsOn(id, t.now, t.now.Add(maxLeaseDuration)); len(res) > 0 {
-			return fmt.Errorf("host %s holds %d reservations from now on: %w", h.Name, len(res), api.ErrConflict)
-		}
-		h.Power = "off"
-	case "on":
-		if d.cfg.Power.Driver == "none" {
-			return fmt.Errorf("power management is off (power.driver: none): %w", api.ErrConflict)
-		}
-		h.Power = "on"
 	}
-	acts, err := d.sched.SetHostEnabled(t.now, id, h.Enabled && h.Up && h.Power == "on")
-	t.acts = append(t.acts, acts...)
-	return err
+	return d.setEnabled(t, id)
 }
 
 // Schedule is the slot table between from and to (zero: an hour ago, and
@@ -272,6 +262,9 @@ func (d *Daemon) Schedule(ctx context.Context, c api.Caller, from, to time.Time)
 			s.Hosts = append(s.Hosts, h.Name)
 		}
 		for _, r := range d.table.Overlapping(f, e) {
+			if r.Lease == 0 {
+				continue // a host off, booting or shutting down: host list shows it
+			}
 			l := d.sched.Lease(r.Lease)
 			vms := 0
 			if l != nil && l.Req.CPU > 0 {
@@ -306,8 +299,9 @@ func (d *Daemon) stats(ctx context.Context) (api.Stats, error) {
 			if h.Power == "on" {
 				s.HostsOn++
 			}
-			s.EnergyKWh += h.Energy
+			s.EnergyKWh += d.power.energy(t.now, h.Name)
 		}
+		s.ViolationRate = d.power.violationRate() // energy.go
 		if cn.capCPU > 0 {
 			s.Utilisation = float64(cn.usedCPU) / float64(cn.capCPU)
 		}

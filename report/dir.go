@@ -16,6 +16,9 @@ const (
 	FileGanttPNG       = "gantt.png"
 	FileUtilisationSVG = "utilisation.svg"
 	FileUtilisationPNG = "utilisation.png"
+	// FilePowerSVG and FilePowerPNG are written for runs that model energy.
+	FilePowerSVG = "power.svg"
+	FilePowerPNG = "power.png"
 	// FileSummaryJSON and FileSummaryTxt are written at the top of a sweep.
 	FileSummaryJSON = "summary.json"
 	FileSummaryTxt  = "summary.txt"
@@ -23,7 +26,8 @@ const (
 
 // WriteDir creates dir (and its parents) and writes the report files into
 // it. For one report: report.json, leases.csv, gantt.svg, gantt.png,
-// utilisation.svg and utilisation.png. For several (a sweep): those files
+// utilisation.svg and utilisation.png, and power.svg and power.png when
+// the run modelled energy. For several (a sweep): those files
 // in one subdirectory per report, named by RunDirName, plus summary.json
 // (WriteJSON of all runs) and summary.txt (WriteTable of all runs). It
 // returns ErrNoReports, ErrNilReport, or the first error writing a file,
@@ -63,12 +67,15 @@ func WriteDir(dir string, reports ...*Report) error {
 	})
 }
 
+// runFile is a file of one run and how it is written.
+type runFile struct {
+	file  string
+	write func(path string) error
+}
+
 // writeRun writes the files of one run into dir.
 func writeRun(dir string, r *Report) error {
-	steps := []struct {
-		file  string
-		write func(path string) error
-	}{
+	steps := []runFile{
 		{FileJSON, func(p string) error {
 			return writeFile(p, func(w io.Writer) error { return WriteJSON(w, r) })
 		}},
@@ -79,6 +86,10 @@ func writeRun(dir string, r *Report) error {
 		{FileGanttPNG, func(p string) error { return WriteGantt(p, r) }},
 		{FileUtilisationSVG, func(p string) error { return WriteUtilisation(p, r) }},
 		{FileUtilisationPNG, func(p string) error { return WriteUtilisation(p, r) }},
+	}
+	if len(r.Power) > 0 {
+		steps = append(steps, runFile{FilePowerSVG, func(p string) error { return WritePower(p, r) }},
+			runFile{FilePowerPNG, func(p string) error { return WritePower(p, r) }})
 	}
 	for _, s := range steps {
 		if err := s.write(filepath.Join(dir, s.file)); err != nil {

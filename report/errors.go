@@ -13,6 +13,10 @@ var (
 	// ErrFormat is returned (wrapped with the path) by WriteGantt and
 	// WriteUtilisation when the file extension is neither .svg nor .png.
 	ErrFormat = errors.New("report: unsupported image format (want .svg or .png)")
+
+	// ErrNoPower is returned (wrapped with the path) by WritePower for a
+	// report without power samples: the run did not model energy.
+	ErrNoPower = errors.New("report: the run did not model energy")
 )
 
 // checkReports returns ErrNoReports or ErrNilReport when reports cannot be

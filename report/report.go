@@ -13,6 +13,34 @@ type Report struct {
 	Gantt []Interval `json:"-"`
 	// Utilisation samples the share of CPU in use over time.
 	Utilisation []Sample `json:"-"`
+	// Power samples the power drawn and the hosts on over time (runs that
+	// model energy); Energy says what the energy controller did.
+	Power  []PowerSample `json:"-"`
+	Energy *EnergyStats  `json:"energy,omitempty"`
+}
+
+// PowerSample is the cluster's power from T until the next sample: the
+// watts drawn, the hosts on (booting and shutting-down hosts not counted)
+// and the energy used from the start to T.
+type PowerSample struct {
+	T       float64 `json:"t"`
+	Watts   float64 `json:"watts"`
+	HostsOn int     `json:"hosts_on"`
+	KWh     float64 `json:"kwh"`
+}
+
+// EnergyStats counts the energy controller's decisions and power
+// operations in a run.
+type EnergyStats struct {
+	Policy       string  `json:"policy"`
+	Decisions    int     `json:"decisions"`
+	SwitchedOn   int     `json:"switched_on"`
+	Guarded      int     `json:"switched_on_for_local"` // of SwitchedOn: for local leases the policy left short
+	Drained      int     `json:"switched_on_at_end"`    // of SwitchedOn: for the queue once the trace is over
+	SwitchedOff  int     `json:"switched_off"`
+	Consolidated int     `json:"consolidated"`     // hosts emptied to be switched off
+	MeanHostsOn  float64 `json:"mean_hosts_on"`    // time-weighted, over the makespan
+	ThresholdS   float64 `json:"wait_threshold_s"` // alpha * mean external duration
 }
 
 // Lease is one lease's outcome.
@@ -61,7 +89,7 @@ type Metrics struct {
 	ExternalCompletedPercent float64            `json:"external_completed_percent"`
 	PreemptionSearch         map[string]int     `json:"preemption_search"`        // exact / heuristic: how many decisions used each
 	EnergyKWh                *float64           `json:"energy_kwh,omitempty"`     // nil when the run did not model energy
-	ViolationRate            *float64           `json:"violation_rate,omitempty"` // percent: (waited beyond the threshold + rejected) / requests (models.md section 4); nil without admission control
+	ViolationRate            *float64           `json:"violation_rate,omitempty"` // percent of the external leases that started waited longer than alpha * mean external duration (models.md section 5); nil when the run did not model energy
 	WallSeconds              float64            `json:"wall_s"`                   // how long the run took on this machine
 }
 

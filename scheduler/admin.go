@@ -56,6 +56,7 @@ func (s *Scheduler) adminSuspend(now time.Time, id LeaseID, migrate bool) ([]Act
 	if l.State != Running || !l.entered || l.plan[l.cur].kind != phRun {
 		return nil, fmt.Errorf("lease %d is %s: %w", id, l.State, ErrNotRunning)
 	}
+	s.voidPending(l, now, "the lease was suspended by an admin first")
 	hosts := l.plan[l.cur].hosts
 	mems := make([]int64, len(hosts))
 	for i := range mems {
@@ -108,6 +109,7 @@ func (s *Scheduler) Fail(now time.Time, id LeaseID, detail string) ([]Action, er
 	if err != nil {
 		return nil, err
 	}
+	s.voidPending(l, now, "the lease failed first")
 	hosts := l.Hosts
 	if l.entered && l.cur < len(l.plan) {
 		hosts = l.plan[l.cur].hosts

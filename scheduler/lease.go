@@ -73,7 +73,12 @@ type Lease struct {
 	End        time.Time // when it reached a terminal state
 	Hosts      []slottable.HostID
 	// AllHosts is every host the lease ever ran on, ascending.
-	AllHosts    []slottable.HostID
+	AllHosts []slottable.HostID
+	// Preemptions, Overhead and Ops count the preemptions the lease
+	// underwent. One is counted when it is decided; if its operation never
+	// happens (the lease is preempted again, earlier, before it begins, or
+	// ends on its own or is cancelled first: see Preempting) it is taken
+	// back.
 	Preemptions int
 	Migrations  int
 	// DeadlineMissed is set when a plan of the lease ends after its deadline.
@@ -95,6 +100,34 @@ type Lease struct {
 	queued         bool                     // it is in the best-effort queue
 	hold           bool                     // suspended by an admin: stays out of the queue until resumed
 	avoid          map[slottable.HostID]int // migrated by an admin: resume elsewhere if possible
+	// pending is the last preemption decided while the lease ran, kept to
+	// be taken back if its operation never happens (pendingLive).
+	pending *PendingPreemption
+	// promise holds, from its preemption until the queue plans it again,
+	// the reservations of a deadline-bound lease's restart that ends by
+	// its deadline (deadline.go); they are not part of its plan.
+	promise []slottable.ResID
+}
+
+// PendingPreemption is a preemption decided for a running lease whose
+// operation begins later: its run has been cut at At.
+type PendingPreemption struct {
+	Op   Operation
+	At   time.Time     // when its operation begins
+	Cost time.Duration // h(L), as charged to the lease
+	// The lease's Reason and Detail before the decision, given back if the
+	// preemption never happens.
+	PrevReason Reason
+	PrevDetail string
+}
+
+// Preempting returns the preemption decided for the lease whose operation
+// (suspend, migrate or stop) is planned but has not begun yet, if any.
+func (l *Lease) Preempting() (PendingPreemption, bool) {
+	if !l.pendingLive() {
+		return PendingPreemption{}, false
+	}
+	return *l.pending, true
 }
 
 // afterKind is what happens to a lease when its plan runs out.

@@ -102,6 +102,8 @@ func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
 	l.gen++
 	l.plan, l.cur, l.entered = l.plan[:0], 0, false
 	l.after = afterDone
+	// A new plan: any earlier preemption is over (or was taken back).
+	l.pending, l.preemptPending = nil, false
 	if len(sp) > 0 && sp[len(sp)-1].kind == phSuspend {
 		l.after = afterSuspend // a short run: suspended at the end of its gap
 	}
@@ -177,6 +179,7 @@ func (s *Scheduler) unplan(l *Lease) {
 // so that it ends at at, and drops every phase after it. Phases that have
 // not begun by at are dropped.
 func (s *Scheduler) cut(l *Lease, at time.Time) {
+	s.releasePromise(l) // whatever happens to it now, the restart held for it is not that
 	i := l.cur
 	for i < len(l.plan) && !l.plan[i].end.After(at) {
 		i++

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -20,6 +19,10 @@ type victim struct {
 	from   time.Time // the operation's interval
 	to     time.Time
 	images bool // the operation writes memory images (subject to exclusion)
+	// For a running victim: when its run began and the requested time it
+	// had left then (to plan its restart before it is cut).
+	runStart time.Time
+	left     time.Duration
 }
 
 // candidates are the leases that may be preempted to make room over
@@ -54,6 +57,7 @@ func (s *Scheduler) candidates(at, end time.Time, self LeaseID) []*victim {
 		}
 		if running {
 			v.hosts = hostsOf(l.plan[l.cur].hosts)
+			v.runStart, v.left = l.plan[l.cur].start, l.Remaining
 		}
 		out = append(out, v)
 	}
@@ -100,61 +104,6 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 		}
 		return n >= l.Req.VMs
 	}
-}
-
-// preemptFor tries to make room for lease l at at (lasting total) by
-// preempting external leases with the configured policy.
-func (s *Scheduler) preemptFor(l *Lease, at time.Time, total time.Duration, sp []stepSpec, now time.Time) {
-	cands := s.candidates(at, at.Add(total), l.ID)
-	pc := make([]preempt.Candidate, len(cands))
-	for i, v := range cands {
-		pc[i] = preempt.Candidate{Lease: v.l.ID, VMs: v.l.Req.VMs, Overhead: v.cost}
-	}
-	feasible := s.oracle(l, at, total, cands)
-	choice, err := preempt.Choose(s.cfg.Policy, pc, feasible, s.cfg.ExactLimit)
-	switch {
-	case errors.Is(err, preempt.ErrNoPreemption):
-		if len(cands) > 0 && feasible(fullSet(len(cands))) {
-			s.reject(l, now, ReasonNoPreemption, "fits only by preempting, and the policy is NOP")
-		} else {
-			s.reject(l, now, ReasonNoCapacity, "no room in its interval")
-		}
-		return
-	case err != nil:
-		s.reject(l, now, ReasonNoCapacity, "no room in its interval, even preempting every preemptable lease")
-		return
-	}
-	s.stats.Search[string(choice.Method)]++
-	victims := make([]*victim, len(choice.Indexes))
-	for i, idx := range choice.Indexes {
-		victims[i] = cands[idx]
-	}
-	start, ok := s.layout(victims, at, now, l.Req.Kind == AdvanceReservation)
-	if !ok {
-		s.reject(l, now, ReasonSuspendTooLate, "preempting would not finish before its start")
-		return
-	}
-	gone := map[LeaseID]bool{}
-	for _, v := range victims {
-		gone[v.l.ID] = true
-	}
-	ignore := func(r slottable.Reservation) bool { return gone[r.Lease] }
-	p, ok := s.find(l, start, start, total, ignore)
-	if !ok || (!l.Deadline.IsZero() && start.Add(total).After(l.Deadline)) {
-		s.reject(l, now, ReasonSuspendTooLate, "no room once the preemption is over")
-		return
-	}
-	detail := fmt.Sprintf("by lease %d (%s, %s search)", l.ID, s.cfg.Policy, choice.Method)
-	for _, v := range victims {
-		s.apply(v, now, detail)
-	}
-	s.stats.Preemptions++
-	s.accept(l, p, sp, now)
-	ids := make([]LeaseID, len(victims))
-	for i, v := range victims {
-		ids[i] = v.l.ID
-	}
-	l.History[len(l.History)-1].Detail = fmt.Sprintf("preempted leases %v (%s, %s search)", ids, s.cfg.Policy, choice.Method)
 }
 
 // layout places the victims' operations in time. With backward set (an
@@ -275,23 +224,27 @@ func (s *Scheduler) conflict(a, b *victim) bool {
 }
 
 // apply preempts one victim: its run is cut where its operation begins, and
-// the operation is reserved on its hosts.
+// the operation is reserved on its hosts. The preemption is counted now; a
+// victim whose earlier preemption had not begun yet is preempted again,
+// earlier, and that one is taken back (it is replaced, not added to).
 func (s *Scheduler) apply(v *victim, now time.Time, detail string) {
 	l := v.l
+	s.voidPending(l, now, "")
+	prevReason, prevDetail := l.Reason, l.Detail
 	l.Preemptions++
 	l.Overhead += v.cost
 	l.Ops[v.op]++
 	l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonPreempted,
 		Detail: fmt.Sprintf("%s at %s %s", v.op, v.from.Sub(s.epoch), detail)})
 	l.Reason, l.Detail = ReasonPreempted, detail
-	l.preemptPending = true
 	if v.op == OpUnreserve {
-		l.preemptPending = false
 		s.unplan(l)
 		s.requeueFront(l)
 		l.setState(now, Queued, ReasonPreempted, detail)
 		return
 	}
+	l.preemptPending = true
+	l.pending = &PendingPreemption{Op: v.op, At: v.from, Cost: v.cost, PrevReason: prevReason, PrevDetail: prevDetail}
 	hosts := l.plan[l.runPhase(v.from)].hosts
 	s.cut(l, v.from)
 	kind := phStop
@@ -312,6 +265,44 @@ func (s *Scheduler) apply(v *victim, now time.Time, detail string) {
 		return
 	}
 	s.step(l, now)
+}
+
+// pendingLive reports whether l's pending preemption has yet to begin: l
+// is still in the run its operation cuts. This is read from the plan, not
+// kept as a flag cleared when the operation ends: a flag outlives the
+// operation on paths that do not clear it (a stop-and-requeue leaves
+// preemptPending set while the lease runs again from scratch, and a
+// deadline lease so restarted that then ended early would have a real
+// preemption taken back).
+func (l *Lease) pendingLive() bool {
+	if l.pending == nil || !l.entered || l.cur >= len(l.plan) {
+		return false
+	}
+	p := l.plan[l.cur]
+	return p.kind == phRun && p.end.Equal(l.pending.At)
+}
+
+// voidPending takes back lease l's preemption whose operation has not
+// begun and now never will (l ends or is preempted again first): it is no
+// longer counted, and l's reason is what it was before. why, when not
+// empty, is noted in l's history. Nothing happens when there is none.
+func (s *Scheduler) voidPending(l *Lease, now time.Time, why string) {
+	if !l.pendingLive() {
+		l.pending = nil
+		return
+	}
+	p := l.pending
+	l.pending, l.preemptPending = nil, false
+	l.Preemptions--
+	l.Overhead -= p.Cost
+	if l.Ops[p.Op]--; l.Ops[p.Op] <= 0 {
+		delete(l.Ops, p.Op)
+	}
+	l.Reason, l.Detail = p.PrevReason, p.PrevDetail
+	if why != "" {
+		l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonPreemptionVoid,
+			Detail: fmt.Sprintf("its %s planned at %s did not happen: %s", p.Op, p.At.Sub(s.epoch), why)})
+	}
 }
 
 func fullSet(n int) preempt.Set {

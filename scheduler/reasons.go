@@ -15,6 +15,8 @@ const (
 	ReasonStartPassed      Reason = "start-in-the-past"    // an advance reservation whose start has passed
 	ReasonSuspendTooLate   Reason = "preemption-too-slow"  // preempting would not finish before the start
 	ReasonPreempted        Reason = "preempted"            // preempted by another lease (Detail names it)
+	ReasonPreemptionVoid   Reason = "preemption-void"      // a preemption decided did not happen: the lease ended first
+	ReasonDisplaced        Reason = "gave-way"             // a queued lease's reservation was taken for a lease that must end by its deadline
 	ReasonGapEnded         Reason = "suspended-at-gap-end" // ran in a gap before a reservation, as planned
 	ReasonCancelledByUser  Reason = "cancelled-by-user"    // cancelled through the API
 	ReasonDeadlineMissed   Reason = "deadline-missed"      // resumed too late to end before the deadline

@@ -36,6 +36,7 @@ type Scheduler struct {
 	// short: what really held each host.
 	Record func(Interval)
 	stats  Stats
+	power  powerStates // hosts off, booting or shutting down (power.go)
 }
 
 // Stats counts the scheduler's decisions.
@@ -154,6 +155,7 @@ func (s *Scheduler) flush() []Action {
 // run processes every wake-up due by now and re-plans when needed, until
 // nothing more is due.
 func (s *Scheduler) run(now time.Time) {
+	s.expirePower(now) // power.go: boots that are over
 	for {
 		for len(s.wake) > 0 && !s.wake[0].at.After(now) {
 			w := heap.Pop(&s.wake).(wakeup)
@@ -193,6 +195,9 @@ func (s *Scheduler) check() {
 // reservations the table does not hold.
 func (s *Scheduler) Check() error {
 	if err := s.table.Check(); err != nil {
+		return err
+	}
+	if err := s.checkPower(); err != nil { // power.go
 		return err
 	}
 	for _, id := range s.ids {

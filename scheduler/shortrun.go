@@ -19,19 +19,8 @@ func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement
 	if f <= 0 || !l.Preemptable() || !s.suspendable(l) {
 		return placement{}, nil, false
 	}
-	var prefix time.Duration
-	for _, st := range sp {
-		if st.kind == phRun {
-			break
-		}
-		prefix += st.d
-	}
 	suspend := s.cfg.Overheads.Suspend(l.mems())
-	minRun := time.Duration(f * float64(prefix+suspend))
-	if minRun <= 0 {
-		minRun = time.Second
-	}
-	gap, ok := s.longestGap(l, from, prefix+l.Remaining+suspend)
+	gap, ok := s.longestGap(l, from, prefixOf(sp)+l.Remaining+suspend)
 	if !ok {
 		return placement{}, nil, false
 	}
@@ -39,18 +28,28 @@ func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement
 	if !ok {
 		return placement{}, nil, false
 	}
+	if sameHosts(l.prevHost, p.hosts) {
+		sp = withoutCopy(sp) // build leaves it out: the images are there
+	}
+	prefix := prefixOf(sp)
+	minRun := time.Duration(f * float64(prefix+suspend))
+	if minRun <= 0 {
+		minRun = time.Second
+	}
 	if clear, _ := s.opsClear(l, p, prefix); l.saved && !clear {
 		return placement{}, nil, false
 	}
 	// The suspension at the gap's end must not overlap other image
 	// operations (suspend/resume exclusion): end the run earlier if so.
-	end := from.Add(gap)
-	for tries := 0; tries < 16; tries++ {
+	end, clear := from.Add(gap), false
+	for tries := 0; tries < 16 && !clear; tries++ {
 		q := placement{start: end.Add(-suspend), hosts: p.hosts}
-		if clear, _ := s.opsClear(l, q, suspend); clear {
-			break
+		if clear, _ = s.opsClear(l, q, suspend); !clear {
+			end = s.opsStart(l, q, suspend)
 		}
-		end = s.opsStart(l, q, suspend)
+	}
+	if !clear {
+		return placement{}, nil, false
 	}
 	gap = end.Sub(from)
 	run := gap - prefix - suspend
@@ -65,8 +64,30 @@ func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement
 		}
 		out = append(out, st)
 	}
-	l.prevHost = hostsOf(p.hosts)
 	return p, out, true
+}
+
+// prefixOf is how long the steps before the run last.
+func prefixOf(sp []stepSpec) time.Duration {
+	var d time.Duration
+	for _, st := range sp {
+		if st.kind == phRun {
+			break
+		}
+		d += st.d
+	}
+	return d
+}
+
+// withoutCopy is sp without its migrate step.
+func withoutCopy(sp []stepSpec) []stepSpec {
+	out := make([]stepSpec, 0, len(sp))
+	for _, st := range sp {
+		if st.kind != phMigrate {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // suspendable reports whether preempting l would suspend it.

@@ -28,6 +28,11 @@ type SavedLease struct {
 	Queued         bool                     `json:"queued,omitempty"`
 	Hold           bool                     `json:"hold,omitempty"`
 	Avoid          map[slottable.HostID]int `json:"avoid,omitempty"`
+	// Pending is a preemption decided whose operation has not begun (to be
+	// taken back if it never does); Promise the reservations held for a
+	// deadline-bound lease's restart (deadline.go).
+	Pending *PendingPreemption `json:"pending,omitempty"`
+	Promise []SavedReservation `json:"promise,omitempty"`
 }
 
 // SavedPhase is one phase of a saved plan.
@@ -41,6 +46,7 @@ type SavedPhase struct {
 
 // SavedReservation is one reservation a phase holds on a host.
 type SavedReservation struct {
+	Kind  slottable.Kind      `json:"kind,omitempty"` // promises only; a phase's kind says it
 	Host  slottable.HostID    `json:"host"`
 	Start time.Time           `json:"start"`
 	End   time.Time           `json:"end"`
@@ -55,6 +61,8 @@ type SavedState struct {
 	Dirty     bool      `json:"dirty"`
 	Decisions int       `json:"decisions"`
 	Stats     Stats     `json:"stats"`
+	// Power is the power cycle of every host not plainly on (powersnap.go).
+	Power []SavedPower `json:"power,omitempty"`
 }
 
 // Save returns lease id in its saved form, or false when it is unknown.
@@ -67,6 +75,16 @@ func (s *Scheduler) Save(id LeaseID) (SavedLease, bool) {
 		PrevHost: l.prevHost, After: uint8(l.after), Saved: l.saved, Stopped: l.stopped,
 		PreemptPending: l.preemptPending, Queued: l.queued, Hold: l.hold, Avoid: l.avoid}
 	out.Lease.plan = nil
+	out.Lease.pending, out.Lease.promise = nil, nil
+	if l.pending != nil {
+		p := *l.pending
+		out.Pending = &p
+	}
+	for _, rid := range l.promise {
+		if r, ok := s.table.Get(rid); ok {
+			out.Promise = append(out.Promise, SavedReservation{Kind: r.Kind, Host: r.Host, Start: r.Start, End: r.End, Res: r.Res})
+		}
+	}
 	for i, p := range l.plan {
 		sp := SavedPhase{Kind: p.kind.String(), Start: p.start, End: p.end, Hosts: p.hosts}
 		if i >= l.cur {
@@ -89,7 +107,7 @@ func (s *Scheduler) State() SavedState {
 		st.Search[k] = v
 	}
 	return SavedState{Now: s.now, NextID: s.nextID, Queue: append([]LeaseID(nil), s.queue...),
-		Dirty: s.dirty, Decisions: s.decisions, Stats: st}
+		Dirty: s.dirty, Decisions: s.decisions, Stats: st, Power: s.savePower()}
 }
 
 // Restore builds a scheduler from saved state: the leases (in any order)
@@ -117,6 +135,9 @@ func Restore(cfg Config, table *slottable.Table, epoch time.Time, st SavedState,
 	if st.NextID > s.nextID {
 		s.nextID = st.NextID
 	}
+	if err := s.restorePower(st.Power); err != nil { // powersnap.go
+		return nil, err
+	}
 	for _, id := range st.Queue {
 		if l := s.leases[id]; l != nil && l.queued {
 			s.queue = append(s.queue, id)
@@ -141,6 +162,14 @@ func (s *Scheduler) restoreLease(sl *SavedLease) (*Lease, error) {
 	l.preemptPending, l.queued, l.hold, l.avoid = sl.PreemptPending, sl.Queued, sl.Hold, sl.Avoid
 	if l.Ops == nil {
 		l.Ops = map[Operation]int{}
+	}
+	l.pending, l.promise = sl.Pending, nil
+	for _, r := range sl.Promise {
+		id, err := s.table.Add(slottable.Reservation{Lease: l.ID, Host: r.Host, Kind: r.Kind, Start: r.Start, End: r.End, Res: r.Res})
+		if err != nil {
+			return nil, fmt.Errorf("lease %d: restoring its promised restart on host %d: %w", l.ID, r.Host, err)
+		}
+		l.promise = append(l.promise, id)
 	}
 	if len(sl.Plan) > 0 && (l.cur < 0 || l.cur >= len(sl.Plan)) {
 		return nil, fmt.Errorf("lease %d: saved plan position %d outside its %d phases", l.ID, l.cur, len(sl.Plan))

@@ -90,7 +90,7 @@ func (s *Scheduler) enqueue(l *Lease, now time.Time) {
 	held, blocked := 0, false
 	for _, id := range s.queue[:len(s.queue)-1] {
 		q := s.leases[id]
-		if q.State == Scheduled {
+		if q.State == Scheduled && !deadlineBound(q) {
 			held++
 		} else if q.State == Queued || q.State == Suspended {
 			blocked = true
@@ -99,7 +99,9 @@ func (s *Scheduler) enqueue(l *Lease, now time.Time) {
 	if s.cfg.Backfilling == "none" && blocked {
 		return
 	}
-	s.planQueued(l, now, held < s.cfg.reservationsAllowed())
+	if s.planQueued(l, now, held < s.cfg.reservationsAllowed(), time.Time{}) {
+		s.checkDeadline(l, now)
+	}
 }
 
 // earliest is the earliest time anything new may be planned to start.
@@ -109,12 +111,28 @@ func (s *Scheduler) earliest(now time.Time) time.Time {
 
 // planQueued plans a queued lease: it starts now if it fits, or (when
 // mayReserve) holds a reservation at its earliest fit. It reports whether
-// the lease got a plan.
-func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool) bool {
+// the lease got a plan (the caller flags a missed deadline once it keeps
+// it). was, when not zero, is the start of the plan the lease had, which
+// the caller gives back if the new one starts later: it preempts, or makes
+// queued leases give way, only to start before it.
+func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool, was time.Time) bool {
+	s.releasePromise(l) // it is planned now: what was held for it is free for it
+	if l.saved && len(l.Hosts) > 0 {
+		l.prevHost = hostsOf(l.Hosts) // where its memory images are
+	}
 	sp, total := s.steps(l)
 	from := s.earliest(now)
 	if l.Ready.After(from) {
 		from = l.Ready
+	}
+	if deadlineBound(l) {
+		if s.planByDeadline(l, from, sp, total, was, now) {
+			return true
+		}
+		if !was.IsZero() {
+			return false // the plan it had is as good: the caller gives it back
+		}
+		mayReserve = true // late already: as early as it can be
 	}
 	until := from
 	if mayReserve {
@@ -122,7 +140,12 @@ func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool) bool {
 	}
 	p, ok := s.findExclusive(l, from, until, total, sp)
 	if !ok || p.start.After(from) {
-		// It cannot start now for its whole time: perhaps for part of it.
+		// It cannot start now: a local lease takes the machines it needs
+		// from external ones.
+		if s.preemptQueued(l, from, total, sp, p, ok, was, now) {
+			return true
+		}
+		// Perhaps it can run for part of its time.
 		if short, sp2, ok2 := s.shortRun(l, from, sp); ok2 {
 			p, sp, ok = short, sp2, true
 		}
@@ -139,7 +162,6 @@ func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool) bool {
 	if l.State != Scheduled {
 		l.setState(now, Scheduled, "", "")
 	}
-	s.checkDeadline(l, now)
 	return true
 }
 
@@ -163,25 +185,44 @@ func (s *Scheduler) checkDeadline(l *Lease, now time.Time) {
 	}
 }
 
-// replan plans the queue again in order, each lease moving earlier if it
+// replan plans the queue again in order (passOrder: deadline-bound leases,
+// then local ones, then the others), each lease moving earlier if it
 // can: a lease that holds a reservation gives it up only for an earlier
 // start, and otherwise gets it back as it was. Leases ahead of it are
 // planned while it still holds its reservation, so they cannot take it:
 // when capacity is freed no queued lease starts later than it was planned
-// (conservative backfilling's compression). After an advance reservation
-// or deadline lease is accepted, the queued leases' reservations were
-// dropped first (unplanQueue), and they may move later to make room.
+// (conservative backfilling's compression), unless a local lease preempts
+// it or a deadline-bound lease makes it give way. After an advance
+// reservation or deadline lease is accepted, the queued leases'
+// reservations were dropped first (unplanQueue), and they may move later
+// to make room.
 func (s *Scheduler) replan(now time.Time) {
 	s.stats.Replans++
+	// A pass that preempts (a local lease unreserving queued leases) or
+	// makes leases give way leaves leases to plan: another pass does.
+	for pass := 0; pass < 4; pass++ {
+		s.dirty = false
+		s.replanPass(now)
+		if !s.dirty {
+			return
+		}
+	}
+}
+
+// replanPass plans the queue once, in passOrder.
+func (s *Scheduler) replanPass(now time.Time) {
 	held, allowed := 0, s.cfg.reservationsAllowed()
-	queue := append([]LeaseID(nil), s.queue...)
-	for _, id := range queue {
+	for _, id := range s.passOrder() {
 		l := s.leases[id]
 		if l.entered || !l.queued {
 			continue
 		}
 		old := s.takePlan(l)
-		planned := s.planQueued(l, now, held < allowed || old != nil)
+		var was time.Time
+		if old != nil {
+			was = old[0].start
+		}
+		planned := s.planQueued(l, now, held < allowed || old != nil, was)
 		if old != nil && (!planned || l.PlannedStart().After(old[0].start)) {
 			s.unplan(l)
 			planned = s.restorePlan(l, old)
@@ -192,7 +233,8 @@ func (s *Scheduler) replan(now time.Time) {
 			}
 			continue
 		}
-		if l.PlannedStart().After(now) {
+		s.checkDeadline(l, now) // the plan it keeps
+		if l.PlannedStart().After(now) && !deadlineBound(l) {
 			held++
 		}
 	}
@@ -275,7 +317,7 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		s.reject(l, now, r, "no room in its interval")
 		return
 	}
-	s.preemptFor(l, from, total, sp, now)
+	s.preemptFor(l, from, until, total, sp, now)
 }
 
 func (s *Scheduler) accept(l *Lease, p placement, sp []stepSpec, now time.Time) {
@@ -286,11 +328,13 @@ func (s *Scheduler) accept(l *Lease, p placement, sp []stepSpec, now time.Time) 
 	l.setState(now, Scheduled, "", "")
 }
 
-// unplanQueue drops the plans of queued leases that have not begun.
+// unplanQueue drops the plans of queued leases that have not begun, except
+// those that must end by their deadline (deadline.go): they keep theirs,
+// as fixed leases do.
 func (s *Scheduler) unplanQueue() {
 	for _, id := range s.queue {
 		l := s.leases[id]
-		if l.State == Scheduled && !l.entered {
+		if l.State == Scheduled && !l.entered && !deadlineBound(l) {
 			s.unplan(l)
 		}
 	}
@@ -306,6 +350,7 @@ func (s *Scheduler) Finished(now time.Time, id LeaseID) []Action {
 	if l == nil || l.State != Running || !l.entered || l.plan[l.cur].kind != phRun {
 		return s.flush()
 	}
+	s.voidPending(l, now, "it ended on its own first")
 	hosts := l.plan[l.cur].hosts
 	// The shutdown holds only what the lease had reserved: it ends by the
 	// end of its plan (a preemption may already have cut it short).
@@ -338,6 +383,7 @@ func (s *Scheduler) Cancel(now time.Time, id LeaseID) ([]Action, error) {
 	if l.State.Terminal() {
 		return nil, fmt.Errorf("lease %d is %s: %w", id, l.State, ErrLeaseOver)
 	}
+	s.voidPending(l, now, "it was cancelled first")
 	if l.entered {
 		s.emit(Action{At: now, Lease: id, Hosts: l.plan[l.cur].hosts}, ActStop)
 	}

@@ -54,11 +54,14 @@ type Revision struct {
 	hold, missed      bool
 	saved, stopped    bool
 	pending, migrateN bool
+	preempting        *PendingPreemption
+	promise           int
 }
 
 // Revision returns the lease's current revision.
 func (l *Lease) Revision() Revision {
 	return Revision{gen: l.gen, history: len(l.History), cur: l.cur, preemptions: l.Preemptions,
 		remaining: l.Remaining, entered: l.entered, queued: l.queued, hold: l.hold, missed: l.DeadlineMissed,
-		saved: l.saved, stopped: l.stopped, pending: l.preemptPending, migrateN: l.migrate}
+		saved: l.saved, stopped: l.stopped, pending: l.preemptPending, migrateN: l.migrate,
+		preempting: l.pending, promise: len(l.promise)}
 }

@@ -28,10 +28,20 @@ func sdscRequests(tb testing.TB) []scheduler.Request {
 
 // BenchmarkSimulate30Days runs the whole trace on 512 hosts (target: < 2 s).
 func BenchmarkSimulate30Days(b *testing.B) {
+	benchSimulate30Days(b, 512)
+}
+
+// BenchmarkSimulate30Days144 runs it on 144 hosts, where the cluster is
+// busy and the queue long: what early ends cost (the queue is compressed).
+func BenchmarkSimulate30Days144(b *testing.B) {
+	benchSimulate30Days(b, 144)
+}
+
+func benchSimulate30Days(b *testing.B, hosts int) {
 	reqs := sdscRequests(b)
 	for _, bf := range []string{"aggressive", "conservative"} {
 		b.Run(bf, func(b *testing.B) {
-			cfg := Config{Cluster: Cluster{Hosts: 512, CPU: 100, Memory: 1024}, Scheduler: scheduler.DefaultConfig()}
+			cfg := Config{Cluster: Cluster{Hosts: hosts, CPU: 100, Memory: 1024}, Scheduler: scheduler.DefaultConfig()}
 			cfg.Scheduler.Backfilling = bf
 			for i := 0; i < b.N; i++ {
 				r, err := Run(cfg, reqs)

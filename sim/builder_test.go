@@ -47,6 +47,12 @@ func (b *leaseBuilder) Deadline(s float64) *leaseBuilder {
 	return b
 }
 
+// Local makes it a local (non-preemptable) lease, keeping its kind.
+func (b *leaseBuilder) Local() *leaseBuilder {
+	b.r.Origin, b.r.Class = scheduler.Local, scheduler.NonPreemptable
+	return b
+}
+
 func (b *leaseBuilder) Build() scheduler.Request { return b.r }
 
 // span is what a lease held over one interval: "A vm 0-3436.689 @0,1".

@@ -51,8 +51,15 @@ import (
 //	   lease came ahead of it meanwhile
 //	h  the driver is told to stop every VM it was told to start, and never
 //	   to start VMs that already exist
-//	m  a lease is counted (in the preemption metrics and its overhead) no
-//	   more suspensions or migrations than it underwent
+//	m  a lease is counted (in the preemption metrics and its overhead)
+//	   exactly the preemptions it underwent: as many suspensions and
+//	   migrations as it has suspend intervals (those at the end of a
+//	   planned short run excepted), as many cancels and requeues as it was
+//	   told to stop, and the overhead h(L) of each
+//	k  a migratable deadline lease is never cancelled by a preemption, and
+//	   once preempted still ends by its deadline (and is not flagged as
+//	   missing it), unless a local lease or an advance reservation arrived
+//	   after its preemption was decided
 //	x  suspend/resume/migrate operations of different leases never overlap
 //	   on a host (exclusion local) or at all (exclusion global)
 
@@ -149,6 +156,12 @@ func propRequest(rng *rand.Rand, i int, at time.Duration) scheduler.Request {
 	case k < 55:
 		r.Kind = scheduler.BestEffort
 		r.Class = pickOne(rng, scheduler.Cancellable, scheduler.Suspendable, scheduler.Migratable)
+		switch rng.IntN(8) {
+		case 0: // a local one, which preempts external leases to start
+			r.Origin, r.Class = scheduler.Local, scheduler.NonPreemptable
+		case 1: // one with a deadline too
+			r.Deadline = at + d + time.Duration(rng.Float64()*3*float64(d)).Truncate(time.Second)
+		}
 	case k < 72:
 		r.Kind, r.Origin, r.Class = scheduler.AdvanceReservation, scheduler.Local, scheduler.NonPreemptable
 		r.Start = at + propSecs(rng.IntN(4*3600+1))
@@ -158,6 +171,9 @@ func propRequest(rng *rand.Rand, i int, at time.Duration) scheduler.Request {
 		r.Kind = scheduler.Deadline
 		r.Class = pickOne(rng, scheduler.Migratable, scheduler.NonPreemptable)
 		r.Deadline = at + d + time.Duration(rng.Float64()*3*float64(d)).Truncate(time.Second)
+		if r.Class == scheduler.NonPreemptable && rng.IntN(2) == 0 {
+			r.Origin = scheduler.Local // preempts, at its ready time or later
+		}
 	default: // an external advance reservation, of any class
 		r.Kind, r.Start = scheduler.AdvanceReservation, at+propSecs(rng.IntN(4*3600+1))
 		r.Class = pickOne(rng, scheduler.Cancellable, scheduler.Suspendable, scheduler.Migratable, scheduler.NonPreemptable)
@@ -185,7 +201,7 @@ func propGenFrom(rng *rand.Rand, sz propSize) propCase {
 		case sz.mode == "backfill":
 			r.Kind, r.Origin, r.Start, r.Deadline = scheduler.BestEffort, scheduler.External, 0, 0
 			r.Class = pickOne(rng, scheduler.Cancellable, scheduler.Suspendable, scheduler.Migratable)
-		case sz.mode == "preempt" && r.Kind == scheduler.BestEffort:
+		case sz.mode == "preempt" && r.Kind == scheduler.BestEffort && r.Origin == scheduler.External:
 			r.Class = pickOne(rng, scheduler.Suspendable, scheduler.Migratable)
 		}
 		c.reqs = append(c.reqs, r)
@@ -208,6 +224,7 @@ type observed struct {
 	began     map[scheduler.LeaseID]time.Time
 	firstPlan map[scheduler.LeaseID]time.Time
 	bad       []string // property h: the action stream's inconsistencies
+	stops     map[scheduler.LeaseID]int
 	errs      []string // what the scheduler logged at error level
 }
 
@@ -243,7 +260,8 @@ func propDrive(c propCase) (*observed, error) {
 			return nil, err
 		}
 	}
-	o := &observed{began: map[scheduler.LeaseID]time.Time{}, firstPlan: map[scheduler.LeaseID]time.Time{}}
+	o := &observed{began: map[scheduler.LeaseID]time.Time{}, firstPlan: map[scheduler.LeaseID]time.Time{},
+		stops: map[scheduler.LeaseID]int{}}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
 	log.AddHook(propLog{o})
@@ -339,6 +357,7 @@ func (o *observed) handle(runs map[scheduler.LeaseID]*propRun, acts []scheduler.
 			}
 			if a.Op == scheduler.ActStop {
 				r.left = o.s.Lease(a.Lease).Req.RealDuration()
+				o.stops[a.Lease]++
 			}
 			r.alive = false
 		}
@@ -474,6 +493,9 @@ func propSameGantt(r *report.Report, o *observed, add addFunc) {
 var (
 	propByLease = regexp.MustCompile(`by lease (\d+)`)
 	propVictims = regexp.MustCompile(`preempted leases \[([0-9 ]*)\]`)
+	// propDecision is the history entry of a decision to preempt (the
+	// state changes that follow carry "by lease" too).
+	propDecision = regexp.MustCompile(`^[a-z]+ at .* by lease \d+`)
 )
 
 // importance orders leases: local, then external non-preemptable, then
@@ -519,16 +541,7 @@ func propLease(c propCase, o *observed, l *scheduler.Lease, byLease map[schedule
 			add('e', "%s preempted at %s by %s", name, ev.At.Sub(Epoch), ev.Detail)
 		}
 	}
-	// m: it is charged no more suspensions than it underwent.
-	phases := map[time.Time]bool{}
-	for _, iv := range ivs {
-		if iv.Kind == "suspend" {
-			phases[iv.Start] = true
-		}
-	}
-	if n := l.Ops[scheduler.OpSuspend] + l.Ops[scheduler.OpMigrate]; n > len(phases) {
-		add('m', "%s is counted %d suspensions or migrations (overhead %s) but was suspended %d times", name, n, l.Overhead, len(phases))
-	}
+	propCounted(c, o, l, ivs, name, add)
 	// d: the work of a done lease is its real duration.
 	if l.State == scheduler.Done {
 		var from time.Time // runs before the last requeue from scratch are lost
@@ -553,6 +566,77 @@ func propLease(c propCase, o *observed, l *scheduler.Lease, byLease map[schedule
 		}
 	}
 	propStarts(c, o, l, name, add)
+	propDeadlineKept(o, l, name, add)
+}
+
+// propDeadlineKept checks that a migratable deadline lease keeps its
+// deadline when preempted (property k).
+func propDeadlineKept(o *observed, l *scheduler.Lease, name string, add addFunc) {
+	if l.Req.Kind != scheduler.Deadline || l.Req.Class != scheduler.Migratable {
+		return
+	}
+	if l.Ops[scheduler.OpCancel] > 0 {
+		add('k', "%s was cancelled by a preemption", name)
+	}
+	var decided, missed time.Time
+	for _, ev := range l.History {
+		if decided.IsZero() && ev.Reason == scheduler.ReasonPreempted && propDecision.MatchString(ev.Detail) {
+			decided = ev.At
+		}
+		if missed.IsZero() && ev.Reason == scheduler.ReasonDeadlineMissed {
+			missed = ev.At
+		}
+	}
+	if l.State == scheduler.Done && l.End.After(l.Deadline) && (missed.IsZero() || l.End.Before(missed)) {
+		missed = l.End
+	}
+	if decided.IsZero() || missed.IsZero() || missed.Before(decided) {
+		return
+	}
+	for _, q := range o.s.Leases() {
+		if (q.Req.Origin == scheduler.Local || q.Req.Kind == scheduler.AdvanceReservation) && q.Submitted.After(decided) && !q.Submitted.After(missed) {
+			return // it may have taken the room
+		}
+	}
+	add('k', "%s, preempted at %s, misses its deadline %s (noticed at %s) though no local lease or reservation arrived meanwhile",
+		name, decided.Sub(Epoch), l.Req.Deadline, missed.Sub(Epoch))
+}
+
+// propCounted checks that lease l is counted the preemptions it underwent
+// (property m).
+func propCounted(c propCase, o *observed, l *scheduler.Lease, ivs []scheduler.Interval, name string, add addFunc) {
+	phases := map[time.Time]bool{}
+	for _, iv := range ivs {
+		if iv.Kind == "suspend" {
+			phases[iv.Start] = true
+		}
+	}
+	gapEnds := 0
+	for _, ev := range l.History {
+		if ev.State == scheduler.Suspended && ev.Reason == scheduler.ReasonGapEnded {
+			gapEnds++
+		}
+	}
+	if n := l.Ops[scheduler.OpSuspend] + l.Ops[scheduler.OpMigrate]; n != len(phases)-gapEnds {
+		add('m', "%s is counted %d suspensions or migrations (overhead %s) but was suspended %d times by preemption (%d more at the end of a short run)",
+			name, n, l.Overhead, len(phases)-gapEnds, gapEnds)
+	}
+	if n := l.Ops[scheduler.OpCancel] + l.Ops[scheduler.OpRequeue]; n != o.stops[l.ID] {
+		add('m', "%s is counted %d cancels or requeues but was stopped %d times", name, n, o.stops[l.ID])
+	}
+	mems := make([]int64, l.Req.VMs)
+	for i := range mems {
+		mems[i] = l.Req.Memory
+	}
+	var want time.Duration
+	n := 0
+	for op, k := range l.Ops {
+		want += time.Duration(k) * c.cfg.Scheduler.Overheads.PreemptionCost(op, mems)
+		n += k
+	}
+	if l.Overhead != want || l.Preemptions != n {
+		add('m', "%s is counted %d preemptions and %s of overhead for operations %v (want %d, %s)", name, l.Preemptions, l.Overhead, l.Ops, n, want)
+	}
 }
 
 // propStarts checks when fixed leases start and end (f) and that conservative
@@ -618,13 +702,25 @@ func propImmediateStart(o *observed, l *scheduler.Lease) (time.Time, bool) {
 			}
 			// A victim preempted again by a later lease may be suspended
 			// earlier than l was promised.
-			exact = exact && found && o.s.Lease(id).Preemptions == 1
+			exact = exact && found && propDecisions(o.s.Lease(id)) == 1
 			if found && end.After(want) {
 				want = end
 			}
 		}
 	}
 	return want, exact
+}
+
+// propDecisions is how many preemptions were decided for v, including
+// those taken back because another replaced them.
+func propDecisions(v *scheduler.Lease) int {
+	n := 0
+	for _, ev := range v.History {
+		if ev.Reason == scheduler.ReasonPreempted && propDecision.MatchString(ev.Detail) {
+			n++
+		}
+	}
+	return n
 }
 
 // propOp is what lease by's preemption did to v.
@@ -642,7 +738,8 @@ func propOp(v *scheduler.Lease, by scheduler.LeaseID) scheduler.Operation {
 // propOvertaken names what legitimately came ahead of best-effort lease l
 // between its submission and its first planned start: a fixed lease
 // submitted, a preempted lease put back at the head of the queue, or l
-// itself preempted. Empty when nothing did.
+// itself preempted or made to give way to a lease that must end by its
+// deadline. Empty when nothing did.
 func propOvertaken(o *observed, l *scheduler.Lease, plan time.Time) string {
 	within := func(t time.Time) bool { return !t.Before(l.Submitted) && !t.After(plan) }
 	for _, q := range o.s.Leases() {
@@ -652,6 +749,9 @@ func propOvertaken(o *observed, l *scheduler.Lease, plan time.Time) string {
 		for _, ev := range q.History {
 			if ev.Reason == scheduler.ReasonPreempted && within(ev.At) && (q.ID == l.ID || ev.State == scheduler.Queued || ev.State == scheduler.Suspended) {
 				return fmt.Sprintf("lease %d %s (preempted) at %s", q.ID, ev.State, ev.At.Sub(Epoch))
+			}
+			if ev.Reason == scheduler.ReasonDisplaced && q.ID == l.ID && within(ev.At) {
+				return fmt.Sprintf("it gave way at %s (%s)", ev.At.Sub(Epoch), ev.Detail)
 			}
 		}
 	}
@@ -682,22 +782,8 @@ func propExclusion(c propCase, ivs []scheduler.Interval, add addFunc) {
 // propKnown lists the cases of TestProperties that fail because of a known,
 // reported bug the scheduler still has: subtest name -> "letters: bug",
 // the properties it breaks. Such a case is skipped (see propReport).
-var propKnown = map[string]string{
-	"preempt/seed=1":  propBugCounted,
-	"preempt/seed=16": propBugCounted,
-	"preempt/seed=23": propBugCounted,
-	"preempt/seed=24": propBugCounted,
-	"preempt/seed=29": propBugCounted,
-	"preempt/seed=33": propBugCounted,
-	"preempt/seed=37": propBugCounted,
-	"preempt/seed=39": propBugCounted,
-	"preempt/seed=41": propBugCounted,
-	"preempt/seed=44": propBugCounted,
-	"preempt/seed=45": propBugCounted,
-}
-
-// propBugCounted is open: remove these entries once it is fixed.
-const propBugCounted = "m: a preemption is counted when decided, not when its operation happens (scheduler/preemption.go apply); see TestPropertyCases/second-preemption-counted-twice"
+// None is open.
+var propKnown = map[string]string{}
 
 // propSeedList is -prop.seeds (e.g. 3,17,100-199), or seeds 1 to 50 (15
 // with -short).
@@ -922,10 +1008,7 @@ func TestPropertyCases(t *testing.T) {
 }
 
 // propKnownCases lists the hand-made cases of bugs still open, as propKnown.
-var propKnownCases = map[string]string{
-	"second-preemption-counted-twice":               propBugCounted,
-	"preemption-counted-for-lease-that-ended-first": propBugCounted,
-}
+var propKnownCases = map[string]string{}
 
 // propBytes is a rand.Source reading a fuzz input 8 bytes at a time, then
 // a PCG once the input is used up, so that every draw of propGenFrom maps

@@ -379,3 +379,198 @@ func TestScenarioExclusion(t *testing.T) {
 		})
 	}
 }
+
+// A preemption is counted once, when its operation happens: a lease
+// preempted a second time, earlier, before its first suspension began is
+// suspended once and counted once; a lease that ends on its own before its
+// planned suspension is not counted at all.
+func TestScenarioPreemptionCounted(t *testing.T) {
+	// R1 (arrives 600) has V suspended over [6000-163.311, 6000); R2
+	// (arrives 1200) needs the host from 3000: V is suspended over
+	// [2836.689, 3000) instead. V resumes after R1 (it cannot run its
+	// 18000-2836.689 = 15163.311 s left before R1 starts) over
+	// [7800, 7926.113) and ends at 7926.113 + 15163.311 = 23089.425.
+	r := simulate(t, 1, scheduler.DefaultConfig(),
+		lease("V").For(18000),
+		lease("R1").At(600).AR(6000).For(1800),
+		lease("R2").At(1200).AR(3000).For(600),
+	)
+	assertSpans(t, r, []string{
+		"V vm 0.000-2836.689 @0",
+		"V suspend 2836.689-3000.000 @0",
+		"R2 vm 3000.000-3600.000 @0",
+		"R1 vm 6000.000-7800.000 @0",
+		"V resume 7800.000-7926.113 @0",
+		"V vm 7926.113-23089.425 @0",
+	})
+	// One suspension: h = 289.425 s (not twice that).
+	v := leaseByName(t, r, "V")
+	if v.Preemptions != 1 || round3(v.OverheadS) != 289.425 || r.Metrics.PreemptedByOp["suspend"].Leases != 1 {
+		t.Errorf("V: %d preemptions, overhead %v, by operation %v; want 1, 289.425, one suspension",
+			v.Preemptions, v.OverheadS, r.Metrics.PreemptedByOp)
+	}
+
+	// R (arrives 600) has V suspended over [5836.689, 6000), but V's VMs
+	// end at 2400: it was never preempted.
+	r = simulate(t, 1, scheduler.DefaultConfig(),
+		lease("V").For(18000).Real(2400),
+		lease("R").At(600).AR(6000).For(1800),
+	)
+	assertSpans(t, r, []string{
+		"V vm 0.000-2400.000 @0",
+		"R vm 6000.000-7800.000 @0",
+	})
+	v = leaseByName(t, r, "V")
+	if v.Preemptions != 0 || v.OverheadS != 0 || r.Metrics.PreemptedLeases != 0 || len(r.Metrics.PreemptedByOp) != 0 || v.Reason != "" {
+		t.Errorf("V: %d preemptions, overhead %v, reason %q, metrics %d leases by %v; want none",
+			v.Preemptions, v.OverheadS, v.Reason, r.Metrics.PreemptedLeases, r.Metrics.PreemptedByOp)
+	}
+}
+
+// A migratable deadline lease is a valid victim only if it can then still
+// end by its deadline. Three single-core hosts: M (migratable, 10000 s)
+// on host 0, S (suspendable, 2 VMs, 20000 s) on hosts 1 and 2; a local
+// reservation for one VM over [3600, 10800). The minimal sets are {M},
+// h = 160.2 + 161.006 + 126.108 + 2*0.005 + 2.3 = 449.625 s, and {S},
+// h = 324.323 + 252.227 = 576.549 s: MOV prefers M.
+func TestScenarioDeadlineVictim(t *testing.T) {
+	trace := func(deadline float64) []*leaseBuilder {
+		return []*leaseBuilder{
+			lease("M").For(10000).Deadline(deadline).Class(scheduler.Migratable),
+			lease("S").VMs(2).For(20000),
+			lease("AR").At(100).AR(3600).For(7200),
+		}
+	}
+	// Deadline 20000: M is suspended over [3600-163.311, 3600); every
+	// host is busy until the reservation ends at 10800, where M resumes
+	// on host 0 (no copy: the same host) and runs its 10000-3436.689 =
+	// 6563.311 s left: 10926.113 + 6563.311 = 17489.425 <= 20000.
+	r := simulate(t, 3, scheduler.DefaultConfig(), trace(20000)...)
+	assertSpans(t, r, []string{
+		"M vm 0.000-3436.689 @0",
+		"S vm 0.000-20000.000 @1,2",
+		"M suspend 3436.689-3600.000 @0",
+		"AR vm 3600.000-10800.000 @0",
+		"M resume 10800.000-10926.113 @0",
+		"M vm 10926.113-17489.425 @0",
+	})
+	// Deadline 15000: M would end at 17489.425 (planned with the copy,
+	// 17649.6), past it: M is not a valid victim, and S is preempted
+	// instead, suspended over [3600-324.323, 3600). The reservation takes
+	// host 1; S resumes (anywhere: it is suspendable) when M ends at
+	// 10000, on hosts 0 and 2, and runs 20000-3275.677 = 16724.323 s
+	// more: 10252.227 + 16724.323 = 26976.549.
+	r = simulate(t, 3, scheduler.DefaultConfig(), trace(15000)...)
+	assertSpans(t, r, []string{
+		"M vm 0.000-10000.000 @0",
+		"S vm 0.000-3275.677 @1,2",
+		"S suspend 3275.677-3600.000 @1,2",
+		"AR vm 3600.000-10800.000 @1",
+		"S resume 10000.000-10252.227 @0,2",
+		"S vm 10252.227-26976.549 @0,2",
+	})
+	if m := leaseByName(t, r, "M"); m.Preemptions != 0 || r.Metrics.DeadlineMisses != 0 {
+		t.Errorf("M preempted %d times, %d deadline misses; want 0, 0", m.Preemptions, r.Metrics.DeadlineMisses)
+	}
+}
+
+// A migratable deadline lease preempted for a reservation is resumed on
+// another host, before its deadline, although a best-effort lease queued
+// before its suspension wanted that host: its restart is held from the
+// preemption on. Host 0 holds L (local, [0, 3000)), host 1 holds M
+// (migratable, 5000 s, deadline 10000); Q (best-effort, 6000 s) arrives at
+// 50 and waits for host 0; the reservation AR needs host 1 over
+// [1000, 10000).
+func TestScenarioDeadlineVictimResumedElsewhere(t *testing.T) {
+	r := simulate(t, 2, scheduler.DefaultConfig(),
+		lease("L").AR(0).For(3000),
+		lease("M").For(5000).Deadline(10000).Class(scheduler.Migratable),
+		lease("Q").At(50).For(6000),
+		lease("AR").At(100).AR(1000).For(9000),
+	)
+	// M is suspended over [1000-163.311, 1000). Its restart is held on
+	// host 0 from 3000: copy [3000, 3160.2), resume [3160.2, 3286.313),
+	// and its 5000-836.689 = 4163.311 s left, until 7449.625 <= 10000. Q
+	// runs after it: [7449.625, 13449.625). (Without the hold, Q would be
+	// planned at 3000 on host 0 while M was being suspended, and M would
+	// resume after it at 9000 and end at 9286.313 + 4163.311 = 13449.625,
+	// past its deadline.)
+	assertSpans(t, r, []string{
+		"L vm 0.000-3000.000 @0",
+		"M vm 0.000-836.689 @1",
+		"M suspend 836.689-1000.000 @1",
+		"AR vm 1000.000-10000.000 @1",
+		"M migrate 3000.000-3160.200 @0",
+		"M resume 3160.200-3286.313 @0",
+		"M vm 3286.313-7449.625 @0",
+		"Q vm 7449.625-13449.625 @0",
+	})
+	if r.Metrics.DeadlineMisses != 0 || r.Metrics.MigrationRate != 100 {
+		t.Errorf("%d deadline misses, migration rate %v; want 0, 100", r.Metrics.DeadlineMisses, r.Metrics.MigrationRate)
+	}
+}
+
+// A local deadline lease that cannot be placed at its ready time even by
+// preempting tries later starts. Host 0 holds the local reservation R1
+// over [0, 1000), host 1 the external E (20000 s). D (local, 2 VMs,
+// 1000 s, deadline 5000) arrives at 100: at 100 it would need host 0,
+// which no preemption frees; at 1000 (the next change point) preempting E
+// makes room.
+func TestScenarioDeadlinePreemptsLater(t *testing.T) {
+	r := simulate(t, 2, scheduler.DefaultConfig(),
+		lease("R1").AR(0).For(1000),
+		lease("E").For(20000),
+		lease("D").VMs(2).At(100).For(1000).Deadline(5000).Local(),
+	)
+	// E is suspended over [1000-163.311, 1000); D runs [1000, 2000) on
+	// both hosts; E resumes at 2000 on host 0 (pack: both hosts idle, the
+	// lower ID) and runs 20000-836.689 = 19163.311 s more: until
+	// 2126.113 + 19163.311 = 21289.425.
+	assertSpans(t, r, []string{
+		"E vm 0.000-836.689 @1",
+		"R1 vm 0.000-1000.000 @0",
+		"E suspend 836.689-1000.000 @1",
+		"D vm 1000.000-2000.000 @0,1",
+		"E resume 2000.000-2126.113 @0",
+		"E vm 2126.113-21289.425 @0",
+	})
+	if d := leaseByName(t, r, "D"); d.State != "done" {
+		t.Errorf("D is %s (%s), want done", d.State, d.Reason)
+	}
+}
+
+// A local best-effort lease takes the machines it needs from external
+// leases (models.md section 3): it preempts unless the policy is NOP, in
+// which case it waits in the queue.
+func TestScenarioLocalBestEffortPreempts(t *testing.T) {
+	cases := []struct {
+		policy preempt.Policy
+		want   []string
+	}{
+		// E is suspended at once, over [1000, 1163.311); LB runs its 600 s
+		// when that is over; E resumes [1763.311, 1889.425) and runs the
+		// 9000 s left, until 10889.425.
+		{preempt.MOV, []string{
+			"E vm 0.000-1000.000 @0",
+			"E suspend 1000.000-1163.311 @0",
+			"LB vm 1163.311-1763.311 @0",
+			"E resume 1763.311-1889.425 @0",
+			"E vm 1889.425-10889.425 @0",
+		}},
+		// NOP: LB waits for E to end.
+		{preempt.NOP, []string{
+			"E vm 0.000-10000.000 @0",
+			"LB vm 10000.000-10600.000 @0",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(string(c.policy), func(t *testing.T) {
+			cfg := scheduler.DefaultConfig()
+			cfg.Policy = c.policy
+			assertSpans(t, simulate(t, 1, cfg,
+				lease("E").For(10000),
+				lease("LB").At(1000).For(600).Local(),
+			), c.want)
+		})
+	}
+}

@@ -42,6 +42,9 @@ type Config struct {
 	Scheduler scheduler.Config
 	// Options are echoed in the report (the settings that made the run).
 	Options map[string]string
+	// Energy is the energy management of the run (energy.go); the zero
+	// value models none.
+	Energy EnergyConfig
 }
 
 // Run simulates the requests (sorted by arrival) and reports what happened.
@@ -50,6 +53,9 @@ type Config struct {
 func Run(cfg Config, reqs []scheduler.Request) (*report.Report, error) {
 	started := time.Now()
 	if err := cfg.Cluster.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Energy.Validate(); err != nil {
 		return nil, err
 	}
 	e, err := newEngine(cfg)
@@ -67,6 +73,9 @@ func Run(cfg Config, reqs []scheduler.Request) (*report.Report, error) {
 		}
 	}
 	r := e.report(cfg)
+	if err := e.power.report(r); err != nil { // energy_report.go
+		return nil, err
+	}
 	r.Metrics.WallSeconds = time.Since(started).Seconds()
 	return r, nil
 }
@@ -83,6 +92,7 @@ type engine struct {
 	ends   endHeap
 	gantt  []scheduler.Interval
 	events int
+	power  *powerCtl // energy management (energy.go); nil without
 }
 
 // realState is what the simulated VMs of a lease have really done.
@@ -105,7 +115,10 @@ func newEngine(cfg Config) (*engine, error) {
 		return nil, err
 	}
 	e := &engine{s: s, cfg: cfg, real: map[scheduler.LeaseID]*realState{}}
-	s.Record = func(iv scheduler.Interval) { e.gantt = append(e.gantt, iv) }
+	s.Record = func(iv scheduler.Interval) { e.gantt = append(e.gantt, iv); e.power.record(iv) }
+	if e.power, err = newPowerCtl(e, cfg.Energy); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -129,11 +142,13 @@ func (e *engine) loop(reqs []scheduler.Request) error {
 		}
 		e.handle(e.s.Advance(t))
 		for next < len(reqs) && !Epoch.Add(reqs[next].Arrival).After(t) {
+			e.handle(e.power.beforeSubmit(t, reqs[next])) // energy.go
 			l, acts := e.s.Submit(t, reqs[next])
 			e.real[l.ID] = &realState{left: reqs[next].RealDuration()}
 			e.handle(acts)
 			next++
 		}
+		e.handle(e.power.step(t, func() bool { return e.quiet(reqs, next) })) // energy.go
 	}
 }
 
@@ -158,6 +173,9 @@ func (e *engine) nextTime(reqs []scheduler.Request, next int) (time.Time, bool) 
 			break
 		}
 		heap.Pop(&e.ends)
+	}
+	if at, has := e.power.nextAt(ok); has { // energy.go: the controller's tick
+		consider(at)
 	}
 	return t, ok
 }

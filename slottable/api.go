@@ -32,6 +32,9 @@ const (
 	KindResume               // restoring memory images and unpausing
 	KindMigrate              // copying memory images between hosts
 	KindShutdown             // shutting the VMs down
+	// KindPower holds a whole host that is off, booting or shutting down
+	// (energy management); its Lease is 0, which names no lease.
+	KindPower
 )
 
 // ResID names a reservation; the table assigns it on Add.
@@ -78,7 +81,7 @@ type Fit struct {
 	Counts []HostCount
 }
 
-// String names the kind: vm, suspend, resume, migrate, shutdown.
+// String names the kind: vm, suspend, resume, migrate, shutdown, power.
 func (k Kind) String() string {
 	switch k {
 	case KindVM:
@@ -91,6 +94,8 @@ func (k Kind) String() string {
 		return "migrate"
 	case KindShutdown:
 		return "shutdown"
+	case KindPower:
+		return "power"
 	}
 	return "unknown"
 }

@@ -25,8 +25,9 @@ type simulateFlags struct {
 	hosts                                int
 	hostCPU                              float64
 	hostMemory                           int64
-	policies, backfillings               string
+	policies, backfillings, energies     string
 	suspendRate, resumeRate              float64
+	waitingFactor                        float64
 	check                                bool
 }
 
@@ -38,11 +39,16 @@ func newSimulateCmd() *cobra.Command {
 		Long: `Run the scheduler over a trace (SWF, LWF XML, LWF lines, or bora's JSON/YAML)
 on a simulated clock and print the metrics of models.md section 7.
 
-A comma-separated --policy or --backfilling runs one simulation per value, in
-parallel, and prints them side by side.`,
+A comma-separated --policy, --backfilling or --energy runs one simulation per
+value, in parallel, and prints them side by side. With --energy the hosts are
+switched on and off by the energy policy (models.md section 5) and the report
+adds energy_kwh and violation_rate.`,
 		Example: `  bora simulate --trace testdata/traces/sdsc-blue-30days.swf \
       --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512
-  bora simulate --trace t.swf --policy MOV,MLIP,MOML -o json --report out/`,
+  bora simulate --trace t.swf --policy MOV,MLIP,MOML -o json --report out/
+  bora simulate --trace testdata/traces/sdsc-blue-30days.swf \
+      --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512 \
+      --energy always-on,gesp,sesp,pemp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
 	}
@@ -55,11 +61,13 @@ parallel, and prints them side by side.`,
 	fl.Int64Var(&f.hostMemory, "host-memory", 0, "MB per host (default 1024)")
 	fl.StringVar(&f.policies, "policy", "", "preemption policy NOP|MOV|MLIP|MOML; a comma list runs a sweep")
 	fl.StringVar(&f.backfillings, "backfilling", "", "conservative|aggressive|none; a comma list runs a sweep")
+	fl.StringVar(&f.energies, "energy", "", "energy policy always-on|gesp|sesp|pemp; a comma list runs a sweep")
+	fl.Float64Var(&f.waitingFactor, "waiting-factor", 0, "waiting factor alpha of the energy policies (default 5)")
 	fl.Float64Var(&f.suspendRate, "suspend-rate", 0, "suspension rate s in MB/s")
 	fl.Float64Var(&f.resumeRate, "resume-rate", 0, "resumption rate r in MB/s")
 	fl.StringArrayVar(&f.sets, "set", nil, "set any config key, e.g. scheduler.suspension=none (repeatable)")
 	fl.StringVarP(&f.output, "output", "o", "table", "output: table, json or yaml")
-	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation plots (SVG, PNG) here")
+	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation/power plots (SVG, PNG) here")
 	fl.BoolVar(&f.check, "check-invariants", true, "check after every decision that no host is over capacity")
 	return cmd
 }
@@ -116,6 +124,7 @@ func simulationConfig(cmd *cobra.Command, f *simulateFlags) (config.Config, map[
 	flagKeys := []struct{ flag, key string }{
 		{"hosts", "cluster.hosts"}, {"host-cpu", "cluster.cpu"}, {"host-memory", "cluster.memory"},
 		{"suspend-rate", "scheduler.overheads.suspend_rate"}, {"resume-rate", "scheduler.overheads.resume_rate"},
+		{"waiting-factor", "energy.waiting_factor"},
 	}
 	for _, fk := range flagKeys {
 		if fl := cmd.Flags().Lookup(fk.flag); fl.Changed {
@@ -167,10 +176,12 @@ func loadTraces(f *simulateFlags, opt workload.Options) ([]scheduler.Request, er
 	return reqs, nil
 }
 
-// sweep expands comma lists of policies and backfilling modes into runs.
+// sweep expands comma lists of policies, backfilling modes and energy
+// policies into runs.
 func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.Config, error) {
 	policies := splitList(f.policies, string(cfg.Scheduler.Policy))
 	backfills := splitList(f.backfillings, cfg.Scheduler.Backfilling)
+	energies := splitList(f.energies, cfg.Energy.Policy)
 	trace := f.trace
 	if len(f.inject) > 0 {
 		trace += " + " + strings.Join(f.inject, " + ")
@@ -178,26 +189,63 @@ func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.C
 	var runs []sim.Config
 	for _, p := range policies {
 		for _, b := range backfills {
-			c := cfg.Scheduler
-			if err := c.Set("preemption.policy", p); err != nil {
-				return nil, usageError{err}
+			for _, en := range energies {
+				run, err := sweepRun(cfg, p, b, en, opts)
+				if err != nil {
+					return nil, err
+				}
+				run.Trace = trace
+				run.Name = runName(run, len(policies) > 1, len(backfills) > 1, len(energies) > 1)
+				runs = append(runs, run)
 			}
-			c.Backfilling = b
-			if err := c.Validate(); err != nil {
-				return nil, usageError{err}
-			}
-			o := map[string]string{"preemption.policy": string(c.Policy), "backfilling": b}
-			for k, v := range opts {
-				o[k] = v
-			}
-			name := string(c.Policy)
-			if len(backfills) > 1 {
-				name += "/" + b
-			}
-			runs = append(runs, sim.Config{Name: name, Trace: trace, Cluster: cfg.Cluster, Scheduler: c, Options: o})
 		}
 	}
 	return runs, nil
+}
+
+// sweepRun is one run of a sweep: preemption policy p, backfilling b and
+// energy policy en ("" none).
+func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.Config, error) {
+	c := cfg.Scheduler
+	if err := c.Set("preemption.policy", p); err != nil {
+		return sim.Config{}, usageError{err}
+	}
+	c.Backfilling = b
+	if err := c.Validate(); err != nil {
+		return sim.Config{}, usageError{err}
+	}
+	ec, err := cfg.Energy.Sim(strings.ToLower(en))
+	if err != nil {
+		return sim.Config{}, usageError{err}
+	}
+	if err := ec.Validate(); err != nil {
+		return sim.Config{}, usageError{err}
+	}
+	o := map[string]string{"preemption.policy": string(c.Policy), "backfilling": b}
+	if ec.Policy != "" {
+		o["energy.policy"] = ec.Policy
+		o["energy.waiting_factor"] = strconv.FormatFloat(ec.Params.Alpha, 'g', -1, 64)
+	}
+	for k, v := range opts {
+		o[k] = v
+	}
+	return sim.Config{Cluster: cfg.Cluster, Scheduler: c, Options: o, Energy: ec}, nil
+}
+
+// runName is a run's column: the preemption policy, with the backfilling
+// mode when several are swept; just the energy policy when only it is.
+func runName(r sim.Config, policies, backfills, energies bool) string {
+	if energies && !policies && !backfills {
+		return r.Energy.Policy
+	}
+	name := string(r.Scheduler.Policy)
+	if backfills {
+		name += "/" + r.Scheduler.Backfilling
+	}
+	if energies {
+		name += "/" + r.Energy.Policy
+	}
+	return name
 }
 
 func splitList(v, def string) []string {

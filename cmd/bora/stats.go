@@ -54,7 +54,7 @@ func (c *cli) showStats(w io.Writer, st api.Stats) error {
 	kv("Hosts", fmt.Sprintf("%d, %d on", st.Hosts, st.HostsOn))
 	kv("Utilisation", fmt.Sprintf("%.1f%%", 100*st.Utilisation))
 	kv("Energy", fmt.Sprintf("%.3f kWh", st.EnergyKWh))
-	kv("Deadline violations", fmt.Sprintf("%.1f%%", 100*st.ViolationRate))
+	kv("Wait over threshold", fmt.Sprintf("%.1f%%", 100*st.ViolationRate))
 	kv("Decisions", st.Decisions)
 	return tw.Flush()
 }

@@ -1,0 +1,178 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bora-sched/bora/energy"
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/sim"
+)
+
+// Energy is energy management (models.md section 5), for bora simulate
+// and borad alike:
+//
+//	energy:
+//	  policy: pemp          # "" (none) | always-on | gesp | sesp | pemp
+//	  waiting_factor: 5     # alpha
+//	  grace: 5m             # idle time before a host is switched off
+//	  tick: 5m              # the controller's period
+//	  consolidate: true     # PEMP may empty hosts to switch them off
+//	  external_arrivals: false # also decide on each arriving external lease
+//	  idle_watts: 117       # and busy_watts, boot_watts, shutdown_watts, off_watts
+//	  boot: 2m              # boot and shutdown times
+//	  fuzzy: {...}          # PEMP's sets and rules (energy.FuzzyConfig)
+//
+// In the daemon, power.boot and power.shutdown, when set, override boot
+// and shutdown (the fake power driver takes those times).
+type Energy struct {
+	Policy        string        `yaml:"policy"`
+	WaitingFactor float64       `yaml:"waiting_factor"`
+	Grace         time.Duration `yaml:"grace"`
+	Tick          time.Duration `yaml:"tick"`
+	// Consolidate lets PEMP empty hosts to switch them off (f > 1); false
+	// keeps only its switching on and the idle rule, for experiments.
+	Consolidate bool `yaml:"consolidate"`
+	// ExternalArrivals has the policy decide on each arriving external
+	// lease too (models.md: local arrivals and the tick only).
+	ExternalArrivals  bool `yaml:"external_arrivals"`
+	energy.PowerModel `yaml:",inline"`
+	Fuzzy             energy.FuzzyConfig `yaml:"fuzzy"`
+}
+
+// DefaultEnergy is no energy management, with the reference parameters
+// ready for a policy: alpha 5, a grace of 5 minutes, a tick of 5 minutes,
+// 117 W per switched-on host, 2 minutes to boot and 1 to shut down.
+func DefaultEnergy() Energy {
+	p := energy.DefaultParams()
+	return Energy{WaitingFactor: p.Alpha, Grace: p.Grace, Tick: sim.DefaultTick, Consolidate: true, PowerModel: energy.DefaultPowerModel()}
+}
+
+// Params returns the policies' parameters, with the fuzzy system built.
+// Errors name the key (energy.waiting_factor, energy.fuzzy.rules.HR...).
+func (e Energy) Params() (energy.Params, error) {
+	fz, err := e.Fuzzy.Build()
+	if err != nil {
+		return energy.Params{}, energyKey(err)
+	}
+	p := energy.Params{Alpha: e.WaitingFactor, Grace: e.Grace, Fuzzy: fz}
+	if err := p.Validate(); err != nil {
+		return energy.Params{}, energyKey(err)
+	}
+	return p, nil
+}
+
+// Sim returns the simulator's energy configuration for policy (empty: the
+// configured one).
+func (e Energy) Sim(policy string) (sim.EnergyConfig, error) {
+	if policy == "" {
+		policy = e.Policy
+	}
+	p, err := e.Params()
+	if err != nil {
+		return sim.EnergyConfig{}, err
+	}
+	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals}, nil
+}
+
+// Validate checks the section; errors name the key.
+func (e Energy) Validate() error {
+	if e.Policy != "" {
+		if _, ok := energy.Policies[strings.ToLower(e.Policy)]; !ok {
+			return fieldErr("energy.policy", fmt.Sprintf("%q: must be one of %s", e.Policy, strings.Join(energy.PolicyNames(), ", ")))
+		}
+	}
+	if _, err := e.Params(); err != nil {
+		return err
+	}
+	if err := e.PowerModel.Validate(); err != nil {
+		return energyKey(err)
+	}
+	if e.Tick <= 0 {
+		return fieldErr("energy.tick", "must be positive")
+	}
+	return nil
+}
+
+// energyKey turns an energy.FieldError into a FieldError naming the key.
+func energyKey(err error) error {
+	var fe *energy.FieldError
+	if !errors.As(err, &fe) {
+		return fieldErr("energy", err.Error())
+	}
+	key := map[string]string{"alpha": "waiting_factor"}[fe.Field]
+	if key == "" {
+		key = fe.Field
+	}
+	if _, fuzzy := strings.CutPrefix(fe.Field, "fuzzy."); !fuzzy && fe.Err == energy.ErrInvalidFuzzy {
+		key = "fuzzy." + key
+	}
+	return fieldErr("energy."+key, fe.Msg)
+}
+
+// energySetters are the energy keys `--set` and the dotted form reach.
+var energySetters = map[string]func(*Energy, string) error{
+	"policy":            func(e *Energy, v string) error { e.Policy = strings.ToLower(v); return nil },
+	"waiting_factor":    floatKey(func(e *Energy) *float64 { return &e.WaitingFactor }),
+	"grace":             durationKey(func(e *Energy) *time.Duration { return &e.Grace }),
+	"tick":              durationKey(func(e *Energy) *time.Duration { return &e.Tick }),
+	"consolidate":       boolKey(func(e *Energy) *bool { return &e.Consolidate }),
+	"external_arrivals": boolKey(func(e *Energy) *bool { return &e.ExternalArrivals }),
+	"idle_watts":        floatKey(func(e *Energy) *float64 { return &e.IdleWatts }),
+	"busy_watts":        floatKey(func(e *Energy) *float64 { return &e.BusyWatts }),
+	"boot_watts":        floatKey(func(e *Energy) *float64 { return &e.BootWatts }),
+	"shutdown_watts":    floatKey(func(e *Energy) *float64 { return &e.ShutdownWatts }),
+	"off_watts":         floatKey(func(e *Energy) *float64 { return &e.OffWatts }),
+	"boot":              durationKey(func(e *Energy) *time.Duration { return &e.Boot }),
+	"shutdown":          durationKey(func(e *Energy) *time.Duration { return &e.Shutdown }),
+}
+
+// set changes one energy key (without the "energy." prefix).
+func (e *Energy) set(key, value string) error {
+	f, ok := energySetters[key]
+	if !ok {
+		keys := make([]string, 0, len(energySetters))
+		for k := range energySetters {
+			keys = append(keys, k)
+		}
+		sortStrings(keys)
+		return fmt.Errorf("%w (energy keys: %s; the fuzzy system only in the file)", ErrUnknownKey, strings.Join(keys, ", "))
+	}
+	return f(e, value)
+}
+
+func boolKey(field func(*Energy) *bool) func(*Energy, string) error {
+	return func(e *Energy, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		*field(e) = b
+		return nil
+	}
+}
+
+func floatKey(field func(*Energy) *float64) func(*Energy, string) error {
+	return func(e *Energy, v string) error {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", v)
+		}
+		*field(e) = x
+		return nil
+	}
+}
+
+func durationKey(field func(*Energy) *time.Duration) func(*Energy, string) error {
+	return func(e *Energy, v string) error {
+		d, err := scheduler.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		*field(e) = d
+		return nil
+	}
+}

@@ -1,0 +1,132 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEnergySection: the energy keys, as a section of the file (with the
+// fuzzy system) and one by one with Set; the simulator's configuration
+// built from them.
+func TestEnergySection(t *testing.T) {
+	c, err := Parse([]byte(`energy:
+  policy: pemp
+  waiting_factor: 4
+  grace: 10m
+  tick: 1m
+  idle_watts: 100
+  busy_watts: 200
+  boot: 90s
+  fuzzy:
+    outputs: {NP: 0, QP: 0.25, HP: 0.5, 3QP: 0.75, AP: 1, LC: 1.25, MC: 1.5, HC: 1.75}
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Energy
+	if e.Policy != "pemp" || e.WaitingFactor != 4 || e.Grace != 10*time.Minute || e.Tick != time.Minute ||
+		e.IdleWatts != 100 || e.BusyWatts != 200 || e.Boot != 90*time.Second || e.Shutdown != time.Minute || !e.Consolidate {
+		t.Errorf("energy: %+v", e)
+	}
+	sc, err := e.Sim("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Policy != "pemp" || sc.Params.Alpha != 4 || sc.Params.Fuzzy.Outputs["HC"] != 1.75 || sc.Model.IdleWatts != 100 {
+		t.Errorf("simulator energy: %+v", sc)
+	}
+	for _, kv := range [][2]string{{"energy.policy", "GESP"}, {"energy.waiting_factor", "2.5"}, {"energy.consolidate", "false"}, {"energy.shutdown", "30"}} {
+		if err := c.Set(kv[0], kv[1]); err != nil {
+			t.Fatalf("%s: %v", kv[0], err)
+		}
+	}
+	if e := c.Energy; e.Policy != "gesp" || e.WaitingFactor != 2.5 || e.Consolidate || e.Shutdown != 30*time.Second {
+		t.Errorf("after Set: %+v", e)
+	}
+}
+
+func TestEnergyErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml string
+		want       []string
+		unknown    bool
+	}{
+		{"unknown key", "energy:\n  polcy: pemp\n", []string{"t.yaml:2", "energy.polcy", "unknown key"}, true},
+		{"unknown policy", "energy:\n  policy: greedy\n", []string{"energy.policy", "greedy", "always-on, gesp, pemp, sesp"}, false},
+		{"alpha", "energy:\n  waiting_factor: -1\n", []string{"energy.waiting_factor", "positive"}, false},
+		{"grace", "energy:\n  grace: -5m\n", []string{"energy.grace"}, false},
+		{"watts", "energy:\n  idle_watts: -3\n", []string{"energy.idle_watts"}, false},
+		{"tick", "energy:\n  tick: 0s\n", []string{"energy.tick"}, false},
+		{"fuzzy rule", "energy:\n  fuzzy:\n    rules: {LR: HC HC MC LC, MR: MC LC LC HP 3QP, HR: HP HP QP QP NP, VHR: QP QP NP NP NP}\n", []string{"energy.fuzzy.rules"}, false},
+		{"fuzzy key", "energy:\n  fuzzy:\n    rule: {}\n", []string{"energy.fuzzy", "rule"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml), "t.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if errors.Is(err, ErrUnknownKey) != c.unknown {
+				t.Errorf("errors.Is(err, ErrUnknownKey) = %v, want %v", !c.unknown, c.unknown)
+			}
+		})
+	}
+	c := Default()
+	if err := c.Set("energy.fuzzy", "x"); !errors.Is(err, ErrUnknownKey) {
+		t.Errorf("Set energy.fuzzy: %v", err)
+	}
+}
+
+// TestEnergyNeedsPowerDriver: borad refuses an energy policy that switches
+// hosts without a power driver.
+func TestEnergyNeedsPowerDriver(t *testing.T) {
+	c := Default()
+	c.Hosts = []HostSpec{{Name: "h", CPU: 1, Memory: 1024}}
+	c.Energy.Policy = "pemp"
+	err := c.ValidateDaemon()
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Key != "energy.policy" {
+		t.Fatalf("pemp without a power driver: %v", err)
+	}
+	c.Power.Driver = "fake"
+	if err := c.ValidateDaemon(); err != nil {
+		t.Fatal(err)
+	}
+	c.Energy.Policy, c.Power.Driver = "always-on", "none"
+	if err := c.ValidateDaemon(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSampleEnergyIsTheDefault: the sample config's energy section is the
+// defaults, fuzzy system included.
+func TestSampleEnergyIsTheDefault(t *testing.T) {
+	c, err := Load("../docs/sample-config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultEnergy()
+	e := c.Energy
+	if e.Policy != d.Policy || e.WaitingFactor != d.WaitingFactor || e.Grace != d.Grace || e.Tick != d.Tick ||
+		e.Consolidate != d.Consolidate || e.PowerModel != d.PowerModel {
+		t.Errorf("sample energy %+v, default %+v", e, d)
+	}
+	fz, err := e.Fuzzy.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, _ := d.Fuzzy.Build()
+	for _, p := range [][2]float64{{0, 0}, {0.2, 0.6}, {0.5, 0.9}, {1, 1}} {
+		a, _ := fz.Infer(p[0], p[1])
+		b, _ := def.Infer(p[0], p[1])
+		if a != b {
+			t.Errorf("f(%v) = %v from the sample, %v by default", p, a, b)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+// Package energyctl runs an energy policy (package energy) over a live
+// scheduler: the controller of models.md section 5 that the simulator and
+// the daemon share.
+//
+// A Controller decides with its policy on each arriving local lease
+// (BeforeSubmit, called just before the lease is submitted) and on every
+// tick of its cron (Step), taking the head of the external queue as the
+// request. It computes the policy's inputs from the scheduler's state (V
+// over the external leases waiting, C over the switched-on hosts, the
+// counts of hosts on, off and booting, the local need, the idle hosts)
+// and enacts the decision through the scheduler's power methods:
+// PowerOn (booting in time for a reservation), PowerOff, EvacuateHosts.
+// It tells its Hooks of every host it switches on or off, so that the
+// caller meters them (the simulator) or drives a power driver (the
+// daemon).
+//
+// What the models leave open, and what the controller does:
+//
+//   - Hosts switched on are the lowest IDs among those off (or shutting
+//     down); then, if more are needed, hosts whose boot is planned for
+//     later are booted earlier. For a local lease only hosts free over its
+//     interval (but for preemptable leases) are taken.
+//   - A local lease is never refused for want of hosts switched on: when
+//     the policy's decision leaves it short even counting what preemption
+//     can free in time, the hosts it lacks are switched on too (Guarded).
+//   - A tick does not switch hosts on again for a request it switched
+//     hosts on for while they boot.
+//   - Consolidation (PEMP, f > 1) empties hosts holding leases, fewest
+//     first, only when what runs there fits right away on other
+//     switched-on hosts that hold leases (a move needs a destination), and
+//     never hosts a local lease being decided could take; idle hosts are
+//     left to the grace period. Emptied hosts are switched off once their
+//     last reservation is over.
+//   - Decisions are made on local arrivals and on the tick, as models.md
+//     says; Config.ExternalArrivals adds every external arrival (for
+//     experiments).
+//   - With quiet (the simulator's trace is over and nothing is planned),
+//     a policy that would switch nothing on for the external queue even
+//     at an infinite violation risk (GESP) has the head's hosts switched
+//     on anyway (Drained): otherwise it would wait forever.
+//
+// The controller never reads the clock and uses no randomness. It is not
+// safe for concurrent use: it belongs to the loop that owns the scheduler.
+package energyctl

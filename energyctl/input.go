@@ -1,0 +1,190 @@
+package energyctl
+
+import (
+	"sort"
+	"time"
+
+	"github.com/bora-sched/bora/energy"
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
+)
+
+// input is what the policy sees at now for a request of n hosts (n = 0:
+// none) starting at start, computed from the live scheduler state as
+// models.md section 5 says:
+//
+//   - V over the external leases waiting in the queue (never started),
+//     each weighted by its VMs, with its requested duration and the time
+//     since its submission;
+//   - C over the switched-on hosts: L the node-seconds booked on them from
+//     now to the latest reservation end on them (a reservation of half a
+//     host's CPU counts half a node: energy.Booked's sum, taken from the
+//     slot table's usage integral), P*T the node-seconds they offer over
+//     that horizon;
+//   - On, Off, Booting: a host being emptied counts in none, one with a
+//     boot planned (even if later) as booting, one shutting down in none;
+//   - LocalNeedAtStart: the hosts holding local leases at start, plus n
+//     for a local request;
+//   - Idle: the switched-on hosts in service with no reservation from now
+//     on, idle since the end of their last reservation or since they came
+//     on.
+func (c *Controller) input(now time.Time, n int, local bool, start time.Time) energy.Input {
+	s := c.s
+	in := energy.Input{Now: now, Need: n, Local: local}
+	var waiting []energy.Waiting
+	for _, l := range c.Waiting() {
+		waiting = append(waiting, energy.Waiting{VMs: l.Req.VMs, Duration: l.Req.Duration, Since: l.Submitted})
+	}
+	in.V = energy.ViolationRisk(waiting, now, c.cfg.Alpha)
+	var booked float64 // node-seconds on the hosts on, from now
+	horizon := now
+	for _, h := range s.Table().Hosts() {
+		if s.Evacuating(h.ID) {
+			continue
+		}
+		if _, on, b := s.BootPlanned(h.ID); b && on.After(now) {
+			in.Booting++
+			continue
+		}
+		switch s.PowerState(h.ID, now) {
+		case scheduler.PowerOff:
+			in.Off++
+		case scheduler.PowerOn:
+			in.On++
+			cpuSeconds, last := s.Table().UsageIntegral(h.ID, slottable.CPU, now, scheduler.PowerForever)
+			if capCPU := h.Capacity[slottable.CPU]; capCPU > 0 {
+				booked += cpuSeconds / float64(capCPU)
+			}
+			if last.After(horizon) {
+				horizon = last
+			}
+			if !last.After(now) && s.HostEnabled(h.ID) && c.inService(h.ID) {
+				in.Idle = append(in.Idle, energy.IdleHost{Host: h.Name, Since: c.idleSince(h.ID)})
+			}
+		}
+	}
+	in.C = energy.Utilisation(in.On, horizon.Sub(now), booked)
+	in.LocalNeedAtStart = c.localNeed(start)
+	if local {
+		in.LocalNeedAtStart += n
+	}
+	return in
+}
+
+// idleSince is when host h, on and idle, last held something or came on
+// (Config.Start for a host on from the start).
+func (c *Controller) idleSince(h slottable.HostID) time.Time {
+	since := c.cfg.Start
+	if c.onSince[h].After(since) {
+		since = c.onSince[h]
+	}
+	if c.lastBusy[h].After(since) {
+		since = c.lastBusy[h]
+	}
+	return since
+}
+
+// Waiting returns the external leases waiting in the queue that have never
+// started, in queue order.
+func (c *Controller) Waiting() []*scheduler.Lease {
+	var out []*scheduler.Lease
+	for _, id := range c.s.Queue() {
+		if l := c.s.Lease(id); l != nil && l.Req.Origin == scheduler.External && !l.Started() {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// localNeed counts the hosts holding a reservation of a local lease at t.
+func (c *Controller) localNeed(t time.Time) int {
+	hosts := map[slottable.HostID]bool{}
+	for _, r := range c.s.Table().Overlapping(t, t.Add(time.Nanosecond)) {
+		if l := c.s.Lease(r.Lease); l != nil && l.Req.Origin == scheduler.Local {
+			hosts[r.Host] = true
+		}
+	}
+	return len(hosts)
+}
+
+// hostsFor is n of models.md: how many hosts a request of vms VMs of cpu
+// and memory needs, filling the largest hosts first.
+func (c *Controller) hostsFor(vms int, cpu, memory int64) int {
+	var per []int
+	for _, h := range c.s.Table().Hosts() {
+		k := vms
+		if cpu > 0 {
+			k = min(k, int(h.Capacity[slottable.CPU]/cpu))
+		}
+		if memory > 0 {
+			k = min(k, int(h.Capacity[slottable.Memory]/memory))
+		}
+		if k > 0 {
+			per = append(per, k)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(per)))
+	left := vms
+	for i, k := range per {
+		if left -= k; left <= 0 {
+			return i + 1
+		}
+	}
+	return max(len(per), 1)
+}
+
+// guard keeps a local lease from being refused for want of switched-on
+// hosts, which the policies' "the rest by preemption" takes for granted:
+// when the hosts on (or switched on in time) cannot hold the lease at its
+// start even with every preemptable lease gone that can be preempted by
+// then (not begun, or with the time to suspend it), the hosts it lacks are
+// switched on as well, to be on at its start (counted in Stats.Guarded).
+// Only hosts free over the lease's interval (fit) are switched on.
+func (c *Controller) guard(now time.Time, req scheduler.Request, start time.Time, fit func(slottable.HostID) bool) {
+	s := c.s
+	o := s.Config().Overheads
+	end := start.Add(req.Duration + o.Enactment + o.Shutdown)
+	per := slottable.Resources{req.CPU, req.Memory}
+	for len(per) < s.Table().Dims() {
+		per = append(per, 0)
+	}
+	lead := start.Sub(now)
+	ignore := func(r slottable.Reservation) bool {
+		l := s.Lease(r.Lease)
+		return l != nil && l.Preemptable() && (!l.Started() || lead >= o.Suspend(memories(l)))
+	}
+	room := 0
+	for h := 0; h < s.Table().NumHosts() && room < req.VMs; h++ {
+		room += s.Table().FitCount(slottable.HostID(h), start, end, per, ignore)
+	}
+	if room >= req.VMs {
+		return
+	}
+	perHost := max(1, req.VMs/c.hostsFor(req.VMs, req.CPU, req.Memory))
+	k := (req.VMs - room + perHost - 1) / perHost
+	c.stats.Guarded += c.switchOn(now, k, start, fit)
+}
+
+// memories lists the memory of each VM of l.
+func memories(l *scheduler.Lease) []int64 {
+	m := make([]int64, l.Req.VMs)
+	for i := range m {
+		m[i] = l.Req.Memory
+	}
+	return m
+}
+
+// freeFor returns whether a host holds nothing over [start, end) but its
+// power reservation and preemptable leases: switched on in time, it could
+// take a local lease then.
+func (c *Controller) freeFor(start, end time.Time) func(slottable.HostID) bool {
+	s := c.s
+	return func(h slottable.HostID) bool {
+		for _, r := range s.Table().ReservationsOn(h, start, end) {
+			if l := s.Lease(r.Lease); r.Lease != 0 && (l == nil || !l.Preemptable()) {
+				return false
+			}
+		}
+		return true
+	}
+}

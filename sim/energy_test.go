@@ -1,0 +1,333 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bora-sched/bora/energy"
+	"github.com/bora-sched/bora/report"
+	"github.com/bora-sched/bora/scheduler"
+)
+
+// The energy scenarios run on single-core 1024 MB hosts that start off,
+// with the reference power model (117 W on, booting and shutting down; 0
+// W off; 2 minutes to boot, 1 to shut down), alpha 5, a grace of 5
+// minutes and a tick every 5 minutes (at multiples of 300 s).
+
+// energyRun is a finished run with its power transitions.
+type energyRun struct {
+	r       *report.Report
+	changes []string // "SECONDS hostNNN STATE", in time order
+	stats   PowerStats
+}
+
+// simulateEnergy runs requests under an energy policy with the invariant
+// checker on, as Run does, keeping the power transitions.
+func simulateEnergy(t *testing.T, hosts int, policy string, reqs ...*leaseBuilder) energyRun {
+	t.Helper()
+	return simulateEnergyCfg(t, energyConfig(hosts, policy), reqs...)
+}
+
+// energyConfig is a run on single-core 1024 MB hosts under policy.
+func energyConfig(hosts int, policy string) Config {
+	cfg := Config{Cluster: Cluster{Hosts: hosts, CPU: 100, Memory: 1024}, Scheduler: scheduler.DefaultConfig(),
+		Energy: EnergyConfig{Policy: policy, Params: energy.DefaultParams(), Model: energy.DefaultPowerModel()}}
+	cfg.Scheduler.CheckInvariants = true
+	return cfg
+}
+
+func simulateEnergyCfg(t *testing.T, cfg Config, reqs ...*leaseBuilder) energyRun {
+	t.Helper()
+	rs := make([]scheduler.Request, len(reqs))
+	for i, b := range reqs {
+		rs[i] = b.Build()
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Arrival < rs[j].Arrival })
+	e, err := newEngine(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.loop(rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.report(cfg)
+	if err := e.power.report(r); err != nil {
+		t.Fatal(err)
+	}
+	ch := append([]powerChange(nil), e.power.changes...)
+	sort.SliceStable(ch, func(i, j int) bool { return ch[i].at.Before(ch[j].at) })
+	out := energyRun{r: r, stats: e.power.ctl.Stats()}
+	for _, c := range ch {
+		out.changes = append(out.changes, fmt.Sprintf("%.0f host%03d %s", secs(c.at), c.host, c.state))
+	}
+	return out
+}
+
+// assertJoules checks the run's energy to the millijoule.
+func assertJoules(t *testing.T, r *report.Report, joules float64) {
+	t.Helper()
+	got := *r.Metrics.EnergyKWh * energy.JoulesPerKWh
+	if math.Abs(got-joules) > 1e-3 {
+		t.Errorf("energy %.6f J (%.9f kWh), want %.3f J", got, *r.Metrics.EnergyKWh, joules)
+	}
+}
+
+func assertLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n got:\n  %s\nwant:\n  %s", what, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// A local advance reservation for two hosts at 1 h on four hosts that are
+// off, requested at 600 s, then an external lease at 7300 s.
+//
+// PEMP at 600 s: nothing waits, V = 0 (LR, membership 1); no host is on,
+// P = 0, C = 0 (VL, 1): the one rule firing is LR x VL = HC, f = 2 > 1.
+// Num = n = 2 (f >= 2), but the local need at 3600 s (2, the request
+// itself) is not <= on 0 - 2: no consolidation, and nothing switched on
+// ("the rest by preemption"). There is nothing to preempt: the guard
+// switches on the 2 hosts the lease lacks, host000 and host001 (lowest
+// IDs), to be on at 3600 s: they boot over [3480, 3600).
+//
+// GESP at 600 s: local need 2 - on 0 - booting 0 = 2: it switches on the
+// same two hosts itself (the guard finds nothing lacking).
+//
+// The reservation runs [3600, 7200) on both. E (one VM, 1800 s) arrives
+// at 7300 s and runs at once on host000 (pack: lowest ID) until 9100 s.
+// The tick at 7500 s: nothing waits (V = 0); on hosts 2, booked E over
+// [7500, 9100): horizon 1600 s, L = 1600, C = 1600 / (2 x 1600) = 0.5
+// (M); PEMP: LR x M = MC, f = 1.5, no request (n = 0); host001 has been
+// idle since 7200 s, 300 s >= the grace: it shuts down over [7500, 7560)
+// and is off. GESP switches it off the same way. The run ends with E at
+// 9100 s.
+//
+// Energy: host000 boots 120 s and is on [3600, 9100): 5620 s; host001
+// boots 120 s, is on [3600, 7500) and shuts down 60 s: 4080 s; all at
+// 117 W: 9700 s x 117 W = 1134900 J = 0.31525 kWh.
+func TestEnergyLocalReservationAndIdleHost(t *testing.T) {
+	for _, c := range []struct {
+		policy  string
+		guarded int
+	}{{"pemp", 2}, {"gesp", 0}, {"sesp", 0}} {
+		t.Run(c.policy, func(t *testing.T) {
+			run := simulateEnergy(t, 4, c.policy,
+				lease("L").At(600).AR(3600).VMs(2).For(3600),
+				lease("E").At(7300).For(1800),
+			)
+			assertLines(t, "power", run.changes, []string{
+				"3480 host000 booting", "3480 host001 booting",
+				"3600 host000 on", "3600 host001 on",
+				"7500 host001 shutting-down", "7560 host001 off",
+			})
+			assertSpans(t, run.r, []string{
+				"L vm 3600.000-7200.000 @0,1",
+				"E vm 7300.000-9100.000 @0",
+			})
+			assertJoules(t, run.r, 1134900)
+			if run.stats.SwitchedOn != 2 || run.stats.Guarded != c.guarded || run.stats.SwitchedOff != 1 {
+				t.Errorf("stats %+v; want 2 switched on (%d guarded), 1 off", run.stats, c.guarded)
+			}
+			if *run.r.Metrics.ViolationRate != 0 {
+				t.Errorf("violation rate %v, want 0", *run.r.Metrics.ViolationRate)
+			}
+		})
+	}
+}
+
+// One external lease E (one VM, 600 s) arrives at 100 s on four hosts
+// that are off; nothing else comes. Its waiting threshold is alpha x its
+// duration = 3000 s. On the ticks V = (t - 100) / (5 x 600) and, no host
+// being on, C = 0 (VL).
+//
+//   - SESP switches the request's host on when V >= 1: t - 100 >= 3000,
+//     the tick at 3300 s; host000 boots [3300, 3420), E runs [3420,
+//     4020): it waited 3320 s > 3000 s, a violation (rate 100 %).
+//   - PEMP: in the VL column f = 2 mu_LR + 1.5 mu_MR + 0.5 mu_HR + 0.25
+//     mu_VHR; for V in [1/3, 2/3], mu_MR = 2 - 3V, mu_HR = 3V - 1 and f
+//     = 2.5 - 3V, <= 1 from V = 0.5, t = 1600 s: at the tick 1500 s V =
+//     0.4667, f = 1.1 (Num = round(0.1) = 0); at 1800 s V = 0.5667, f =
+//     0.8, switch on ceil(1 x 0.2) = 1: host000 boots [1800, 1920), E runs
+//     [1920, 2520), having waited 1820 s (no violation).
+//   - GESP never switches a host on for an external lease. The trace being
+//     over and nothing planned, the tick at 300 s switches on what E needs
+//     (drained): E runs [420, 1020).
+//
+// Each run: one host booting 120 s and on 600 s, 720 s x 117 W = 84240 J.
+func TestEnergyExternalWaits(t *testing.T) {
+	for _, c := range []struct {
+		policy    string
+		boot      int
+		violation float64
+		drained   int
+	}{{"sesp", 3300, 100, 0}, {"pemp", 1800, 0, 0}, {"gesp", 300, 0, 1}} {
+		t.Run(c.policy, func(t *testing.T) {
+			run := simulateEnergy(t, 4, c.policy, lease("E").At(100).For(600))
+			b := float64(c.boot)
+			assertLines(t, "power", run.changes, []string{
+				fmt.Sprintf("%d host000 booting", c.boot), fmt.Sprintf("%d host000 on", c.boot+120),
+			})
+			assertSpans(t, run.r, []string{fmt.Sprintf("E vm %.3f-%.3f @0", b+120, b+720)})
+			assertJoules(t, run.r, 84240)
+			if *run.r.Metrics.ViolationRate != c.violation || run.stats.Drained != c.drained {
+				t.Errorf("violation rate %v, drained %d; want %v, %d", *run.r.Metrics.ViolationRate, run.stats.Drained, c.violation, c.drained)
+			}
+		})
+	}
+}
+
+// PEMP on a tick for an external lease that needs two hosts while one is
+// on. L (local, one VM) holds host000 over [1200, 8400) (switched on by
+// the guard, booting [1080, 1200)); E (two VMs, 3600 s) arrives at 1300 s
+// and cannot start. n = 2 and V = (t - 1300) / 18000 on the ticks.
+//
+//   - 1500 s: V = 1/90, mu_LR = 1 - 3V = 0.96667, mu_MR = 0.03333; C over
+//     host000 alone, booked to 8400 s: C = 1 (VH): f = 0.96667 x AP(1) +
+//     0.03333 x 3QP(0.75) = 0.99167 <= 1: switch on ceil(2 x 0.00833) = 1,
+//     host001, booting [1500, 1620). E is then planned when L ends, on
+//     host000 and host001 over [8400, 12000).
+//   - From 1800 s: on 2; booked L to 8400 s and E over [8400, 12000): C =
+//     (15600 - t) / (2 (12000 - t)), between M (0.5) and H (0.75): with
+//     mu_M = (0.75 - C) / 0.25, mu_H = 1 - mu_M,
+//     f = mu_LR (1.5 mu_M + 1.25 mu_H) + mu_MR (1.25 mu_M + 0.5 mu_H).
+//     At 1800 s: V = 0.02778, C = 13800 / 20400 = 0.67647, f = 0.91667 x
+//     1.32353 + 0.08333 x 0.72059 = 1.27328 > 1, Num = round(2 x 0.27328)
+//     = 1: host000 holds L (local, not movable); host001 holds only E,
+//     which would find no room elsewhere up to 12000 s: nothing is
+//     emptied. host001 is not idle (E's reservation).
+//   - 3600 s: V = 0.12778, C = 12000 / 16800 = 0.71429: f = 0.61667 x
+//     1.28571 + 0.38333 x 0.60714 = 1.02560 > 1.
+//   - 3900 s: V = 0.14444, C = 11700 / 16200 = 0.72222: f = 0.56667 x
+//     1.27778 + 0.43333 x 0.58333 = 0.97685 <= 1: switch on ceil(2 x
+//     0.02315) = 1, host002, booting [3900, 4020); E is planned again at
+//     4020 s on host001 and host002 and runs to 7620 s.
+//   - host001 and host002, idle from 7620 s, are switched off at the tick
+//     8100 s (480 s >= 300 s; on 3 - local need 1 leaves room for both).
+//     The run ends with L at 8400 s.
+//
+// Energy (117 W): host000 120 + 7200 s; host001 120 + [1620, 8100) + 60
+// = 6660 s; host002 120 + [4020, 8100) + 60 = 4260 s: 18240 s = 2134080 J.
+func TestEnergyPEMPOneHostShort(t *testing.T) {
+	run := simulateEnergy(t, 4, "pemp",
+		lease("L").At(600).AR(1200).For(7200),
+		lease("E").At(1300).VMs(2).For(3600),
+	)
+	assertLines(t, "power", run.changes, []string{
+		"1080 host000 booting", "1200 host000 on",
+		"1500 host001 booting", "1620 host001 on",
+		"3900 host002 booting", "4020 host002 on",
+		"8100 host001 shutting-down", "8100 host002 shutting-down",
+		"8160 host001 off", "8160 host002 off",
+	})
+	assertSpans(t, run.r, []string{
+		"L vm 1200.000-8400.000 @0",
+		"E vm 4020.000-7620.000 @1,2",
+	})
+	assertJoules(t, run.r, 2134080)
+	if run.stats.Consolidated != 0 || run.stats.Guarded != 1 {
+		t.Errorf("stats %+v; want nothing consolidated, 1 host guarded", run.stats)
+	}
+}
+
+// PEMP consolidates: hosts of two VMs each (2 cores, 2048 MB), the spread
+// mapper. L (local, four VMs) holds host000 and host001 over [1200, 1800)
+// (the guard switches on ceil(4 / 2) = 2 hosts, booting [1080, 1200)). A
+// and B (one VM, 20000 s each) arrive at 1300 s and start at 1800 s, one
+// on each host (spread). H (six VMs, 600 s) arrives at 1900 s: three
+// hosts' worth, more than the two on: it waits, unplanned.
+//
+// Tick 2100 s, head H: n = 3; V = 200 / (5 x 600) = 0.06667 (mu_LR 0.8,
+// mu_MR 0.2); booked: A and B, half a host each, to 21800 s: C = 0.5 x 2
+// x 19700 / (2 x 19700) = 0.5 (M): f = 0.8 x MC(1.5) + 0.2 x LC(1.25) =
+// 1.45; Num = round(3 x 0.45) = round(1.35) = 1; local need 0 <= on 2 -
+// 1: consolidate one host. host000 and host001 hold one lease each; by
+// name, host000: A needs room to 21800 + L^s + L^r = 22089.425 s, and
+// host001 has one VM free from now on: taken. A is suspended on host000
+// over [2100, 2263.311) (L^s of a 1024 MB VM), queued again at the front,
+// and resumes on host001 (host000 is closed) over [2263.311, 2389.425);
+// it runs its remaining 19700 s to 22089.425 s. host000, empty at
+// 2263.311 s, is switched off (shutting down to 2323.311 s).
+//
+// Tick 2400 s: V = 500 / 3000 = 0.16667 (mu_LR = mu_MR = 0.5); on host001
+// only, booked B to 21800 s and A from 2263.311 s to 22089.425 s, half a
+// host each: horizon 19689.425 s, L = 0.5 x 19400 + 0.5 x 19689.425 =
+// 19544.712, C = 0.99265 (mu_H 0.02939, mu_VH 0.97061): f = 0.5 (1.25 x
+// 0.02939 + 1 x 0.97061) + 0.5 (0.5 x 0.02939 + 0.75 x 0.97061) = 0.875:
+// switch on ceil(3 x 0.125) = 1: host000 (off since 2323.311 s), booting
+// [2400, 2520).
+func TestEnergyPEMPConsolidates(t *testing.T) {
+	cfg := energyConfig(4, "pemp")
+	cfg.Cluster.CPU, cfg.Cluster.Memory = 200, 2048
+	cfg.Scheduler.Mapper = "spread"
+	run := simulateEnergyCfg(t, cfg,
+		lease("L").At(600).AR(1200).VMs(4).For(600),
+		lease("A").At(1300).For(20000),
+		lease("B").At(1300).For(20000),
+		lease("H").At(1900).VMs(6).For(600),
+	)
+	if len(run.changes) < 8 {
+		t.Fatalf("power changes: %v", run.changes)
+	}
+	assertLines(t, "first power changes", run.changes[:8], []string{
+		"1080 host000 booting", "1080 host001 booting",
+		"1200 host000 on", "1200 host001 on",
+		"2263 host000 shutting-down", "2323 host000 off",
+		"2400 host000 booting", "2520 host000 on",
+	})
+	got := spans(run.r)
+	var a []string
+	for _, s := range got {
+		if strings.HasPrefix(s, "A ") || strings.HasPrefix(s, "B ") || strings.HasPrefix(s, "L ") {
+			a = append(a, s)
+		}
+	}
+	assertLines(t, "L, A and B", a, []string{
+		"L vm 1200.000-1800.000 @0,1",
+		"A vm 1800.000-2100.000 @0",
+		"B vm 1800.000-21800.000 @1",
+		"A suspend 2100.000-2263.311 @0",
+		"A resume 2263.311-2389.425 @1",
+		"A vm 2389.425-22089.425 @1",
+	})
+	if run.stats.Consolidated < 1 {
+		t.Errorf("stats %+v: nothing consolidated", run.stats)
+	}
+	if h := leaseByName(t, run.r, "H"); h.State != "done" {
+		t.Errorf("H: %+v", h)
+	}
+}
+
+// always-on: nothing is switched; the energy is every host on all along:
+// 4 hosts x 117 W x the makespan 3600 s = 1684800 J.
+func TestEnergyAlwaysOn(t *testing.T) {
+	run := simulateEnergy(t, 4, "always-on", lease("E").For(3600))
+	if len(run.changes) != 0 || run.stats.Decisions != 0 {
+		t.Errorf("always-on switched hosts: %v %+v", run.changes, run.stats)
+	}
+	assertJoules(t, run.r, 4*117*3600)
+	if run.r.Energy.MeanHostsOn != 4 {
+		t.Errorf("mean hosts on %v, want 4", run.r.Energy.MeanHostsOn)
+	}
+}
+
+// With idle and busy watts apart, the meter follows the load: one host of
+// two, 100 W idle and 200 W busy, always on; E holds it fully for 3600 s:
+// host000 200 W x 3600 s, host001 100 W x 3600 s = 1080000 J.
+func TestEnergyBusyWatts(t *testing.T) {
+	cfg := Config{Cluster: Cluster{Hosts: 2, CPU: 100, Memory: 1024}, Scheduler: scheduler.DefaultConfig(),
+		Energy: EnergyConfig{Policy: "always-on", Params: energy.DefaultParams(),
+			Model: energy.PowerModel{IdleWatts: 100, BusyWatts: 200}}}
+	r, err := Run(cfg, []scheduler.Request{lease("E").For(3600).Build()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertJoules(t, r, 1080000)
+	_ = time.Second
+}
