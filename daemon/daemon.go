@@ -35,6 +35,10 @@ type Options struct {
 	Driver drivers.Driver
 	// Registry collects the daemon's metrics; nil: a new one.
 	Registry *prometheus.Registry
+	// SimQuiet is how long a simulated clock waits without events before
+	// it jumps to what comes next (0: 2 ms). Tests that submit several
+	// leases "at once" make it longer.
+	SimQuiet time.Duration
 }
 
 // Daemon is a running borad.
@@ -71,6 +75,9 @@ type Daemon struct {
 	health error
 	closed bool
 	done   chan struct{}
+
+	simQuiet   time.Duration
+	lastChange time.Time // wall time of the last pass that changed something (simulated clock)
 }
 
 // host is what the daemon keeps of a host beside the slot table.
@@ -97,7 +104,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		reg = prometheus.NewRegistry()
 	}
 	d := &Daemon{cfg: o.Config, path: o.ConfigPath, lg: lg, log: lg.WithField("component", "daemon"),
-		reg: reg, names: map[string]slottable.HostID{}, events: make(chan event, 4096),
+		reg: reg, names: map[string]slottable.HostID{}, simQuiet: max(o.SimQuiet, 2*time.Millisecond), events: make(chan event, 4096),
 		written: map[scheduler.LeaseID]string{}, hostsWritten: map[string]string{}, revs: map[scheduler.LeaseID]scheduler.Revision{}, errs: map[scheduler.LeaseID][]string{}, done: make(chan struct{})}
 	st, err := store.Open(o.Config.Daemon.Store, store.Options{})
 	if err != nil {

@@ -45,7 +45,7 @@ func start(t *testing.T, c config.Config) *running {
 	t.Helper()
 	lg := logrus.New()
 	lg.SetOutput(io.Discard)
-	d, err := New(context.Background(), Options{Config: c, Log: lg})
+	d, err := New(context.Background(), Options{Config: c, Log: lg, SimQuiet: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

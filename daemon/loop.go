@@ -103,19 +103,25 @@ func (d *Daemon) wait(ctx context.Context, timer *time.Timer) ([]event, error) {
 	next, ok := d.nextWake()
 	var evs []event
 	if d.sim != nil {
+		// Jump to what comes next once nothing has changed for simQuiet
+		// (read-only calls, like a client polling, do not hold time back).
+		quiet := max(d.simQuiet-time.Since(d.lastChange), 100*time.Microsecond)
 		select {
 		case ev := <-d.events:
 			evs = append(evs, ev)
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(2 * time.Millisecond):
-			// Nothing happened for a while: jump to what comes next.
+		case <-time.After(quiet):
+			if time.Since(d.lastChange) < d.simQuiet {
+				return nil, nil
+			}
 			if t, has := d.sim.NextTimer(); has && (!ok || t.Before(next)) {
 				next, ok = t, true
 			}
 			if ok {
 				d.sim.Set(next)
 			}
+			d.lastChange = time.Now()
 		}
 	} else {
 		wall := time.Hour
@@ -179,7 +185,7 @@ func (d *Daemon) pass(evs []event) error {
 	d.emu.submitDue(d, t)
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
 	t.acts = append(t.acts, d.power.step(t.now)...) // energy.go
-	if err := d.commit(t.touched, false); err != nil {
+	if err := d.commit(t.touched, false, t.mutated); err != nil {
 		d.setHealth(err)
 		for i, ev := range evs {
 			if ev.reply != nil {
@@ -193,6 +199,9 @@ func (d *Daemon) pass(evs []event) error {
 		if ev.reply != nil {
 			ev.reply <- res[i]
 		}
+	}
+	if t.mutated || len(t.acts) > 0 {
+		d.lastChange = time.Now()
 	}
 	d.exec.enact(t.acts)
 	d.m.decision.Observe(time.Since(began).Seconds())
@@ -215,7 +224,7 @@ func (d *Daemon) apply(ev event, t *tx) (v any, err error) {
 // commitNow commits everything that differs from the store, comparing
 // every live lease's saved form (not only those whose revision moved).
 func (d *Daemon) commitNow() error {
-	return d.commit(nil, true)
+	return d.commit(nil, true, true)
 }
 
 func (d *Daemon) setHealth(err error) {

@@ -141,7 +141,7 @@ func (d *Daemon) loadHosts(ctx context.Context, saved *store.State) error {
 
 // commit writes every lease whose saved form changed, the hosts and the
 // scheduler's state, in one transaction.
-func (d *Daemon) commit(extra []scheduler.LeaseID, full bool) error {
+func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 	b := store.Batch{Leases: map[uint64][]byte{}, Meta: map[string][]byte{}, Hosts: map[string][]byte{}}
 	keep := map[scheduler.LeaseID]string{}
 	hostKeep := map[string]string{}
@@ -200,6 +200,9 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full bool) error {
 		b.Meta[metaEmulation], _ = json.Marshal(d.emu.meta())
 	}
 	b.DeleteLeases = append(b.DeleteLeases, d.forgotten...)
+	if !full && !mutated && len(b.Leases) == 0 && len(b.Hosts) == 0 && len(b.DeleteLeases) == 0 {
+		return nil // a pass that only read: nothing to make durable
+	}
 	if err := d.store.Commit(b); err != nil {
 		return err
 	}
