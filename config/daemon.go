@@ -268,15 +268,19 @@ func (c Config) validateRest() error {
 	}
 	switch c.Power.Driver {
 	case "none", "fake":
+	case "opennebula":
+		if c.Driver.Name != "opennebula" {
+			return fieldErr("power.driver", "opennebula (one.host.status) needs driver.name opennebula")
+		}
 	case "command":
 		if c.Power.On == "" || c.Power.Off == "" {
 			return fieldErr("power.on", "the command power driver needs on and off commands")
 		}
 	default:
-		return fieldErr("power.driver", fmt.Sprintf("%q: must be none, fake or command", c.Power.Driver))
+		return fieldErr("power.driver", fmt.Sprintf("%q: must be none, fake, command or opennebula", c.Power.Driver))
 	}
 	if p := c.Energy.Policy; p != "" && p != "always-on" && c.Power.Driver == "none" {
-		return fieldErr("energy.policy", fmt.Sprintf("%q switches hosts on and off: it needs power.driver fake or command", p))
+		return fieldErr("energy.policy", fmt.Sprintf("%q switches hosts on and off: it needs power.driver fake, command or opennebula", p))
 	}
 	p := cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/drivers/opennebula"
 	"github.com/bora-sched/bora/drivers/power"
 	"github.com/bora-sched/bora/energy"
 	"github.com/bora-sched/bora/energyctl"
@@ -112,6 +113,12 @@ func buildPowerDriver(d *Daemon, boot, shutdown time.Duration) (drivers.PowerDri
 		}
 		return power.NewCommand(power.CommandConfig{On: c.On, Off: c.Off, Status: c.Status, Timeout: c.Timeout},
 			hosts, d.lg.WithField("component", "power"))
+	case "opennebula":
+		one, ok := d.drv.(*opennebula.Driver)
+		if !ok {
+			return nil, fmt.Errorf("power.driver opennebula needs driver.name opennebula")
+		}
+		return one.Power(), nil // one.host.status: enabled for on, offline for off
 	}
 	return nil, nil
 }

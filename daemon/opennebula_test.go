@@ -96,6 +96,13 @@ func TestOpenNebulaIntake(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// bora host disable is OpenNebula's one.host.status disable too.
+	if _, err := d.HostAction(ctx, admin, "one-b", "disable"); err != nil {
+		t.Fatal(err)
+	}
+	if trail := strings.Join(one.CallStrings(), "\n"); !strings.Contains(trail, "one.host.status") {
+		t.Fatalf("no one.host.status call:\n%s", trail)
+	}
 	if _, err := d.CancelLease(ctx, admin, lease.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/drivers/opennebula"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
 )
@@ -234,6 +235,9 @@ func (d *Daemon) HostAction(ctx context.Context, c api.Caller, name, action stri
 func (d *Daemon) hostAction(t *tx, id slottable.HostID, h *host, action string) error {
 	switch action {
 	case "enable", "disable":
+		if err := d.driverHostStatus(h.Name, action == "enable"); err != nil {
+			return fmt.Errorf("host %s: %v: %w", h.Name, err, api.ErrConflict)
+		}
 		h.Enabled = action == "enable"
 	case "on", "off":
 		if err := d.power.switchHost(t, id, action == "on"); err != nil { // energy.go
@@ -311,4 +315,27 @@ func (d *Daemon) stats(ctx context.Context) (api.Stats, error) {
 		return api.Stats{}, err
 	}
 	return v.(api.Stats), nil
+}
+
+// hostStatuser is a driver whose hosts have their own enabled/disabled
+// status (OpenNebula's one.host.status).
+type hostStatuser interface {
+	Enable(ctx context.Context, host string) error
+	Disable(ctx context.Context, host string) error
+}
+
+// driverHostStatus carries `bora host enable|disable` to the driver when
+// it has such a status; other drivers have nothing to tell.
+func (d *Daemon) driverHostStatus(name string, enable bool) error {
+	one, ok := d.drv.(*opennebula.Driver)
+	if !ok {
+		return nil
+	}
+	var hs hostStatuser = one.Power()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if enable {
+		return hs.Enable(ctx, name)
+	}
+	return hs.Disable(ctx, name)
 }
