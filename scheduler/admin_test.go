@@ -17,11 +17,15 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 // delta = 0.005 + 1024/6.36 + 2.3 = 163.311 s, resuming it L^r = t_p + t_r
 // = 0.005 + 1024/8.12 = 126.113 s, copying its image 1024/(1024/160.2) =
 // 160.2 s.
-func twoHosts(t *testing.T) *Scheduler {
+func twoHosts(t *testing.T) *Scheduler { return smallCluster(t, 2) }
+
+// smallCluster is a checked scheduler over n hosts h0.. of one core and
+// 1024 MB, with the default overheads.
+func smallCluster(t *testing.T, n int) *Scheduler {
 	t.Helper()
 	tb := slottable.New()
-	for _, n := range []string{"h0", "h1"} {
-		if _, err := tb.AddHost(n, slottable.Resources{100, 1024}); err != nil {
+	for i := 0; i < n; i++ {
+		if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{100, 1024}); err != nil {
 			t.Fatal(err)
 		}
 	}

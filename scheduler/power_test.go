@@ -238,18 +238,7 @@ func TestEvacuateRefusesAndReplans(t *testing.T) {
 // being emptied) survive Save/Restore through JSON: states, reservations
 // and what happens next.
 func TestPowerRoundTrip(t *testing.T) {
-	tb := slottable.New()
-	for _, n := range []string{"h0", "h1", "h2"} {
-		if _, err := tb.AddHost(n, slottable.Resources{100, 1024}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := DefaultConfig()
-	cfg.CheckInvariants = true
-	s, err := New(cfg, tb, t0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := smallCluster(t, 3)
 	s.SetPowerTimes(2*time.Minute, time.Minute)
 	if err := s.PowerOff(t0, 1); err != nil {
 		t.Fatal(err)
