@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"testing"
 )
 
 func ptr(f float64) *float64 { return &f }
@@ -71,4 +73,53 @@ func bigReport(n, hosts int, seed uint64) *Report {
 		r.Utilisation = append(r.Utilisation, Sample{T: t, Util: rng.Float64()})
 	}
 	return r
+}
+
+// TestFixtures: the fixtures other tests write and read are what their
+// comments say, so a writer test that passes on them is testing a sound
+// report.
+func TestFixtures(t *testing.T) {
+	h := handReport("x")
+	done, rejectedExt, external, preempted := 0, 0, 0, 0
+	for _, l := range h.Leases {
+		if l.State == "done" {
+			done++
+		}
+		if l.Origin == "external" {
+			external++
+			if l.State == "rejected" {
+				rejectedExt++
+			}
+		}
+		if l.Preemptions > 0 {
+			preempted++
+		}
+	}
+	m := h.Metrics
+	// 2 leases, 1 done, the only external one rejected (100 %), 1 preempted.
+	if m.Leases != len(h.Leases) || m.Completed != done || m.ExternalRejectionRate != float64(100*rejectedExt/external) ||
+		m.PreemptedLeases != preempted {
+		t.Fatalf("hand report's metrics disagree with its leases: %+v", m)
+	}
+	for _, iv := range h.Gantt {
+		if iv.StartS >= iv.EndS || iv.StartS < 0 || iv.EndS > m.MakespanS || iv.Host >= h.Hosts {
+			t.Fatalf("hand report interval outside the run: %+v", iv)
+		}
+	}
+
+	a, b, c := bigReport(500, 64, 3), bigReport(500, 64, 3), bigReport(500, 64, 4)
+	if len(a.Gantt) != 500 || !reflect.DeepEqual(a, b) || reflect.DeepEqual(a.Gantt, c.Gantt) {
+		t.Fatal("bigReport is not 500 intervals, reproducible by seed and different across seeds")
+	}
+	kinds := map[string]bool{}
+	for _, iv := range a.Gantt {
+		kinds[iv.Kind] = true
+		// Starts within 30 days; a VM lasts at most 6 h + 60 s.
+		if iv.Host < 0 || iv.Host >= 64 || iv.StartS < 0 || iv.StartS > 30*86400 || iv.EndS-iv.StartS > 6*3600+60 {
+			t.Fatalf("big report interval out of range: %+v", iv)
+		}
+	}
+	if len(kinds) != 5 {
+		t.Fatalf("big report kinds %v, want vm, suspend, resume, migrate, shutdown", kinds)
+	}
 }

@@ -2,8 +2,10 @@ package slottable
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -171,5 +173,67 @@ func (h *harness) verify() {
 	all := h.tab.Overlapping(time.Unix(0, math.MinInt64+1), time.Unix(0, math.MaxInt64))
 	if want := h.m.sorted(func(Reservation) bool { return true }); !sameRes(all, want) {
 		h.tb.Fatalf("Overlapping(all) = %v, want %v", all, want)
+	}
+}
+
+// recorder is a testing.TB whose Fatalf records instead of stopping, to
+// test that the harness catches what it must.
+type recorder struct {
+	testing.TB
+	fails []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.fails = append(r.fails, fmt.Sprintf(format, args...))
+}
+
+// caught reports whether a recorded failure begins with prefix.
+func (r *recorder) caught(prefix string) bool {
+	return slices.ContainsFunc(r.fails, func(f string) bool { return strings.HasPrefix(f, prefix) })
+}
+
+// TestHarnessCatchesDivergence: the harness passes when the table and
+// the model agree, and fails when either holds a reservation the other
+// does not, so the property and fuzz tests built on it can fail.
+func TestHarnessCatchesDivergence(t *testing.T) {
+	at := time.Unix(1000, 0)
+	r := Reservation{Lease: 1, Host: 0, Start: at, End: at.Add(time.Hour), Res: Resources{100, 512}}
+	p := probe{host: 0, from: at, to: at.Add(time.Hour), per: Resources{100, 512}, lease: -1, n: 1,
+		dur: time.Minute, until: at.Add(2 * time.Hour)}
+	caps := []Resources{{200, 1024}}
+
+	rec := &recorder{TB: t}
+	h := newHarness(rec, nil, caps)
+	h.add(r)
+	h.query(p)
+	h.verify()
+	if len(rec.fails) != 0 {
+		t.Fatalf("agreeing table and model failed: %v", rec.fails)
+	}
+
+	// The table holds a reservation the model does not: Len and the
+	// queries disagree.
+	rec = &recorder{TB: t}
+	h = newHarness(rec, nil, caps)
+	if _, err := h.tab.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	h.verify()
+	h.query(p)
+	for _, want := range []string{"Len()", "ForLease(", "Overlapping(", "Used(", "FitCount(", "ReservationsOn("} {
+		if !rec.caught(want) {
+			t.Fatalf("table-only reservation: no %s failure in %q", want, rec.fails)
+		}
+	}
+
+	// The model holds one the table does not.
+	rec = &recorder{TB: t}
+	h = newHarness(rec, nil, caps)
+	r.ID = 99
+	h.m.rs[99] = r
+	h.query(p)
+	if !rec.caught("Used(") || !rec.caught("FitCount(") {
+		t.Fatalf("model-only reservation: recorded %q", rec.fails)
 	}
 }
