@@ -38,20 +38,7 @@ func TestParseErrors(t *testing.T) {
 		{"not yaml", "scheduler: [\n", []string{"t.yaml"}, false},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(c.yaml), "t.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
-			if errors.Is(err, ErrUnknownKey) != c.unknown {
-				t.Errorf("errors.Is(err, ErrUnknownKey) = %v, want %v", !c.unknown, c.unknown)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantParseError(t, c.yaml, c.want, c.unknown) })
 	}
 }
 
@@ -80,4 +67,22 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// wantParseError parses yaml and expects an error containing every string
+// of want, wrapping ErrUnknownKey exactly when unknown.
+func wantParseError(t *testing.T, yaml string, want []string, unknown bool) {
+	t.Helper()
+	_, err := Parse([]byte(yaml), "t.yaml")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
+	}
+	if errors.Is(err, ErrUnknownKey) != unknown {
+		t.Errorf("errors.Is(err, ErrUnknownKey) = %v, want %v", !unknown, unknown)
+	}
 }

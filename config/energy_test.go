@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 )
@@ -62,20 +61,7 @@ func TestEnergyErrors(t *testing.T) {
 		{"fuzzy rule", "energy:\n  fuzzy:\n    rules: {LR: HC HC MC LC, MR: MC LC LC HP 3QP, HR: HP HP QP QP NP, VHR: QP QP NP NP NP}\n", []string{"energy.fuzzy.rules"}, false},
 		{"fuzzy key", "energy:\n  fuzzy:\n    rule: {}\n", []string{"energy.fuzzy", "rule"}, false},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(c.yaml), "t.yaml")
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
-			if errors.Is(err, ErrUnknownKey) != c.unknown {
-				t.Errorf("errors.Is(err, ErrUnknownKey) = %v, want %v", !c.unknown, c.unknown)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantParseError(t, c.yaml, c.want, c.unknown) })
 	}
 	c := Default()
 	if err := c.Set("energy.fuzzy", "x"); !errors.Is(err, ErrUnknownKey) {
