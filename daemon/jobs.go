@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -43,7 +44,7 @@ func (d *Daemon) startJobs() func() {
 
 // accounting stores a snapshot of the stats, and prunes old ones.
 func (d *Daemon) accounting() error {
-	st, err := d.stats(contextBackground())
+	st, err := d.stats(context.Background())
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (d *Daemon) forget(retention time.Duration) (int, error) {
 	if retention <= 0 {
 		return 0, nil
 	}
-	v, err := d.call(contextBackground(), func(t *tx) (any, error) {
+	v, err := d.call(context.Background(), func(t *tx) (any, error) {
 		gone := d.sched.Forget(t.now.Add(-retention))
 		d.forgotten = append(d.forgotten, gone...)
 		for _, id := range gone {

@@ -15,8 +15,6 @@ import (
 
 var _ api.Service = (*Daemon)(nil)
 
-func contextBackground() context.Context { return context.Background() }
-
 // CreateLease submits a lease; the answer comes once it is committed.
 func (d *Daemon) CreateLease(ctx context.Context, c api.Caller, r api.LeaseRequest) (api.Lease, error) {
 	v, err := d.call(ctx, func(t *tx) (any, error) {

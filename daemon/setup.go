@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"os"
 
 	"github.com/sirupsen/logrus"
@@ -67,5 +66,3 @@ func (d *Daemon) Reload(next config.Config) {
 		log.Info("configuration reloaded")
 	})
 }
-
-var _ = context.Background

@@ -17,8 +17,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/daemon"
 )
@@ -117,5 +115,3 @@ func run(cfg config.Config, f flags) error {
 	}
 	return err
 }
-
-var _ = logrus.InfoLevel
