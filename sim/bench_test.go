@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/bora-sched/bora/energy"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/workload"
 )
@@ -49,6 +50,25 @@ func benchSimulate30Days(b *testing.B, hosts int) {
 					b.Fatal(err)
 				}
 				b.ReportMetric(float64(r.Metrics.Completed), "completed")
+			}
+		})
+	}
+}
+
+// BenchmarkSimulate30DaysEnergy runs the README's energy comparison, one
+// policy at a time (512 hosts, the 15 % medium local workload).
+func BenchmarkSimulate30DaysEnergy(b *testing.B) {
+	reqs := sdscRequests(b)
+	for _, policy := range []string{"gesp", "sesp", "pemp"} {
+		b.Run(policy, func(b *testing.B) {
+			cfg := Config{Cluster: Cluster{Hosts: 512, CPU: 100, Memory: 1024}, Scheduler: scheduler.DefaultConfig()}
+			cfg.Energy = EnergyConfig{Policy: policy, Params: energy.DefaultParams(), Model: energy.DefaultPowerModel()}
+			for i := 0; i < b.N; i++ {
+				r, err := Run(cfg, reqs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(*r.Metrics.EnergyKWh, "kWh")
 			}
 		})
 	}

@@ -1,0 +1,206 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// What really happens to a host switched on or off can differ from the
+// plan: a boot takes longer than the boot time, a boot or a shutdown
+// fails. The daemon tells the scheduler with the methods here, so that
+// the plan follows the hosts.
+
+// ReasonBootLate is noted in the history of a queued lease whose plan was
+// on a host that had not finished booting when the lease was to begin
+// there: it is planned again (DelayBoot).
+const ReasonBootLate Reason = "host-boot-late"
+
+// DelayBoot records that host h, whose boot has begun, is not on at now:
+// it is taken as on from until (or from when BootDone says it is). Queued
+// leases planned on h before until that can be planned again are (reason
+// host-boot-late); a reservation that cannot move (a fixed lease, a lease
+// in the middle of an operation, a lease bound to its deadline) stays,
+// and the boot is extended only up to its start. It returns when h is
+// now planned to be on.
+//
+// Call it before Advance(now): Advance takes a host whose boot time has
+// come for on, and begins what was planned there.
+func (s *Scheduler) DelayBoot(now time.Time, h slottable.HostID, until time.Time) (time.Time, error) {
+	host, ok := s.table.Host(h)
+	if !ok {
+		return time.Time{}, fmt.Errorf("host %d: %w", h, ErrUnknownHost)
+	}
+	p := s.power.hosts[h]
+	if p == nil || p.boot.IsZero() || p.boot.After(now) {
+		return time.Time{}, fmt.Errorf("host %s: no boot in progress: %w", host.Name, ErrPowerTransition)
+	}
+	s.setNow(now)
+	if !until.After(p.on) {
+		return p.on, nil
+	}
+	s.unplanOn(now, h, until, fmt.Sprintf("host %s not on at %s", host.Name, p.on.Sub(s.epoch)))
+	on := until
+	for _, r := range s.table.ReservationsOn(h, p.on, until) {
+		if r.Lease != 0 && r.Start.Before(on) {
+			on = r.Start
+		}
+	}
+	if !on.After(p.on) {
+		return p.on, nil // what stays begins as planned (the daemon waits for the host)
+	}
+	if err := s.holdPower(h, p, on); err != nil {
+		return time.Time{}, fmt.Errorf("host %s: extending its boot: %w", host.Name, err)
+	}
+	p.on = on
+	return on, nil
+}
+
+// holdPower makes host h's power reservation (p) end at end.
+func (s *Scheduler) holdPower(h slottable.HostID, p *hostPower, end time.Time) error {
+	if r, ok := s.table.Get(p.res); ok && p.res != 0 {
+		if end.After(r.Start) {
+			return s.table.SetEnd(p.res, end)
+		}
+		p.res = 0
+		return s.table.Remove(r.ID)
+	}
+	if !end.After(p.boot) {
+		return nil
+	}
+	host, _ := s.table.Host(h)
+	id, err := s.table.Add(slottable.Reservation{Host: h, Kind: slottable.KindPower, Start: p.boot, End: end, Res: host.Capacity})
+	if err != nil {
+		return err
+	}
+	p.res = id
+	return nil
+}
+
+// planUsesBefore reports whether lease l's plan still to come puts a VM on
+// host h in a phase that begins before t.
+func planUsesBefore(l *Lease, h slottable.HostID, t time.Time) bool {
+	from := l.cur
+	if l.entered {
+		from++
+	}
+	for i := from; i < len(l.plan); i++ {
+		if !l.plan[i].start.Before(t) {
+			break
+		}
+		for _, x := range l.plan[i].hosts {
+			if x == h {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// BootDone records that host h, booting, is on at now: if it was planned
+// to be on later (a boot faster than planned, or one DelayBoot extended),
+// it takes placements from now and the queue is planned again. A host
+// with no boot in progress is left as it is.
+func (s *Scheduler) BootDone(now time.Time, h slottable.HostID) error {
+	if _, ok := s.table.Host(h); !ok {
+		return fmt.Errorf("host %d: %w", h, ErrUnknownHost)
+	}
+	p := s.power.hosts[h]
+	if p == nil || p.boot.IsZero() || p.boot.After(now) || !p.on.After(now) {
+		return nil
+	}
+	s.setNow(now)
+	if err := s.holdPower(h, p, now); err != nil {
+		return err
+	}
+	p.on = now
+	s.PlanQueue()
+	return nil
+}
+
+// BootFailed records that host h's boot failed at now: it is off again.
+// Queued leases planned on it are planned again (reason host-boot-late)
+// and the host is closed to new placements until it is switched on
+// again (PowerOn) or put back in service. What cannot move stays
+// (ErrHostBusy is returned; the caller fails those leases or waits).
+func (s *Scheduler) BootFailed(now time.Time, h slottable.HostID) error {
+	host, ok := s.table.Host(h)
+	if !ok {
+		return fmt.Errorf("host %d: %w", h, ErrUnknownHost)
+	}
+	p := s.power.hosts[h]
+	if p == nil || p.boot.IsZero() {
+		// Its boot is over in the plan: the host is taken for on. Take
+		// it off if nothing is reserved on it any more.
+		s.setNow(now)
+		s.unplanOn(now, h, PowerForever, fmt.Sprintf("host %s failed to boot", host.Name))
+		return s.powerOff(now, h, 0)
+	}
+	s.setNow(now)
+	s.unplanOn(now, h, PowerForever, fmt.Sprintf("host %s failed to boot", host.Name))
+	if rs := s.table.ReservationsOn(h, now, PowerForever); len(lessPower(rs)) > 0 {
+		return fmt.Errorf("host %s: %d reservations (lease %d first): %w", host.Name, len(lessPower(rs)), lessPower(rs)[0].Lease, ErrHostBusy)
+	}
+	if err := s.holdPower(h, p, PowerForever); err != nil {
+		return err
+	}
+	if p.res == 0 {
+		// The boot reservation was empty: the host is off from now.
+		id, err := s.table.Add(slottable.Reservation{Host: h, Kind: slottable.KindPower, Start: now, End: PowerForever, Res: host.Capacity})
+		if err != nil {
+			return err
+		}
+		p.res = id
+	}
+	p.boot, p.on = time.Time{}, time.Time{}
+	p.down, p.off = now, now
+	return s.table.SetClosed(h, true)
+}
+
+// unplanOn plans again the queued leases (not begun, not deadline-bound)
+// planned on host h before until.
+func (s *Scheduler) unplanOn(now time.Time, h slottable.HostID, until time.Time, detail string) {
+	for _, id := range s.queue {
+		l := s.leases[id]
+		if l.entered || deadlineBound(l) || !planUsesBefore(l, h, until) {
+			continue
+		}
+		s.unplan(l)
+		l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonBootLate, Detail: detail})
+		s.dirty = true
+	}
+}
+
+// lessPower drops power reservations from rs.
+func lessPower(rs []slottable.Reservation) []slottable.Reservation {
+	out := rs[:0:0]
+	for _, r := range rs {
+		if r.Lease != 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// OffFailed records that host h, switched off, could not be: it is on
+// from now, and takes placements again (unless it was out of service
+// when it was switched off). Nothing happens to a host that is not
+// switched off or shutting down.
+func (s *Scheduler) OffFailed(now time.Time, h slottable.HostID) error {
+	if _, ok := s.table.Host(h); !ok {
+		return fmt.Errorf("host %d: %w", h, ErrUnknownHost)
+	}
+	p := s.power.hosts[h]
+	if p == nil || !p.boot.IsZero() {
+		return nil
+	}
+	s.setNow(now)
+	disabled := p.disabled
+	s.forgetPower(h)
+	if err := s.table.SetClosed(h, disabled); err != nil {
+		return err
+	}
+	s.PlanQueue()
+	return nil
+}
