@@ -129,7 +129,7 @@ func Parse(data []byte, name string) (Config, error) {
 		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
-		return Config{}, &Error{File: name, Key: "(validation)", Err: err}
+		return Config{}, asError(err, name)
 	}
 	return c, nil
 }

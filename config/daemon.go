@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"sort"
 	"strconv"
@@ -62,6 +63,12 @@ type HostSpec struct {
 	CPU    float64 `yaml:"cpu"`    // cores
 	Memory int64   `yaml:"memory"` // MB
 	URI    string  `yaml:"uri"`
+	// What power.on, power.off and power.status may use ({{.Address}},
+	// {{.MAC}}, {{.BMC}}): e.g. wake-on-LAN to the MAC and ssh to the
+	// address, or ipmitool to the BMC.
+	Address string `yaml:"address"`
+	MAC     string `yaml:"mac"`
+	BMC     string `yaml:"bmc"`
 }
 
 // DriverConfig chooses and configures the VM driver.
@@ -101,6 +108,18 @@ type PowerConfig struct {
 	Off      string        `yaml:"off"` // (fields: .Name .Address .MAC .BMC)
 	Status   string        `yaml:"status"`
 	Timeout  time.Duration `yaml:"timeout"`
+	// Faults are failures the fake power driver injects (for tests and
+	// drills): a boot or a switch-off that fails or is slow.
+	Faults []PowerFault `yaml:"faults"`
+}
+
+// PowerFault is one injected failure of the fake power driver.
+type PowerFault struct {
+	Op    string  `yaml:"op"`    // on | off
+	Host  string  `yaml:"host"`  // "" = every host
+	Times int     `yaml:"times"` // 0: every time
+	Fail  string  `yaml:"fail"`  // the error the switch fails with
+	Slow  float64 `yaml:"slow"`  // > 1: the switch takes this many times longer
 }
 
 // Jobs are the daemon's periodic jobs, as cron schedules ("" = off).
@@ -120,6 +139,10 @@ type Emulation struct {
 	Workload string `yaml:"workload"` // a trace file (formats.md); relative to the config file
 	User     string `yaml:"user"`     // whose leases they are
 }
+
+// cronParser reads the schedules of jobs.* and energy.schedule: five
+// fields, or a descriptor (@hourly, @every 5m).
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // DefaultDaemon, DefaultAPI... are the values of keys left out.
 func defaultDaemonSections() (Daemon, APIConfig, DriverConfig, PowerConfig, Jobs) {
@@ -221,6 +244,11 @@ func (c Config) validateHosts() error {
 		case c.Driver.Name == "fake" && (h.CPU == 0 || h.Memory == 0):
 			return fieldErr(key, "the fake driver needs cpu and memory for every host")
 		}
+		if h.MAC != "" {
+			if _, err := net.ParseMAC(h.MAC); err != nil {
+				return fieldErr(key+".mac", fmt.Sprintf("%q is not a MAC address like 52:54:00:12:34:56", h.MAC))
+			}
+		}
 		seen[h.Name] = true
 	}
 	if c.Driver.Name == "fake" && len(c.Hosts) == 0 {
@@ -266,6 +294,19 @@ func (c Config) validateRest() error {
 			return fieldErr(key+".op", fmt.Sprintf("%q is not an operation", f.Op))
 		}
 	}
+	for i, f := range c.Power.Faults {
+		key := fmt.Sprintf("power.faults[%d]", i)
+		switch {
+		case c.Power.Driver != "fake":
+			return fieldErr(key, "faults are injected by the fake power driver only")
+		case f.Op != "on" && f.Op != "off":
+			return fieldErr(key+".op", fmt.Sprintf("%q: must be on or off", f.Op))
+		case f.Fail == "" && f.Slow <= 1:
+			return fieldErr(key, "needs fail (an error text) or slow (> 1)")
+		case f.Times < 0:
+			return fieldErr(key+".times", "must not be negative")
+		}
+	}
 	switch c.Power.Driver {
 	case "none", "fake":
 	case "opennebula":
@@ -282,7 +323,7 @@ func (c Config) validateRest() error {
 	if p := c.Energy.Policy; p != "" && p != "always-on" && c.Power.Driver == "none" {
 		return fieldErr("energy.policy", fmt.Sprintf("%q switches hosts on and off: it needs power.driver fake, command or opennebula", p))
 	}
-	p := cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+	p := cronParser
 	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction} {
 		if spec == "" {
 			continue

@@ -90,6 +90,11 @@ func TestDaemonConfigErrors(t *testing.T) {
 		{"bad fault", "driver: {fake: {faults: [{op: explode}]}}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "driver.fake.faults[0].op", 0},
 		{"bad socket mode", "api: {socket_mode: rw}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "api.socket_mode", 0},
 		{"unknown driver", "driver: {name: xen}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "driver.name", 0},
+		{"bad mac", "hosts: [{name: a, cpu: 1, memory: 1, mac: '52:54:00'}]\n", "hosts[0].mac", 0},
+		{"power fault op", "power: {driver: fake, faults: [{op: reboot, fail: x}]}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "power.faults[0].op", 0},
+		{"power fault empty", "power: {driver: fake, faults: [{op: on}]}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "power.faults[0]", 0},
+		{"power fault driver", "power: {driver: command, on: 'true', off: 'true', faults: [{op: on, fail: x}]}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "power.faults[0]", 0},
+		{"energy schedule", "energy: {schedule: 'now and then'}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "energy.schedule", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 //	  waiting_factor: 5     # alpha
 //	  grace: 5m             # idle time before a host is switched off
 //	  tick: 5m              # the controller's period
+//	  schedule: ""          # or a cron spec ("*/10 * * * *", "@every 5m"), instead of tick
 //	  consolidate: true     # PEMP may empty hosts to switch them off
 //	  external_arrivals: false # also decide on each arriving external lease
 //	  idle_watts: 117       # and busy_watts, boot_watts, shutdown_watts, off_watts
@@ -33,6 +34,9 @@ type Energy struct {
 	WaitingFactor float64       `yaml:"waiting_factor"`
 	Grace         time.Duration `yaml:"grace"`
 	Tick          time.Duration `yaml:"tick"`
+	// Schedule, when set, is the controller's cron (standard five fields
+	// or a descriptor such as "@every 5m", in UTC) instead of Tick.
+	Schedule string `yaml:"schedule"`
 	// Consolidate lets PEMP empty hosts to switch them off (f > 1); false
 	// keeps only its switching on and the idle rule, for experiments.
 	Consolidate bool `yaml:"consolidate"`
@@ -75,7 +79,25 @@ func (e Energy) Sim(policy string) (sim.EnergyConfig, error) {
 	if err != nil {
 		return sim.EnergyConfig{}, err
 	}
-	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals}, nil
+	next, err := e.Cron()
+	if err != nil {
+		return sim.EnergyConfig{}, err
+	}
+	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, Next: next, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals}, nil
+}
+
+// Cron returns the controller's schedule from energy.schedule: the time
+// of the tick after a given time; nil when unset (the controller ticks
+// every energy.tick).
+func (e Energy) Cron() (func(time.Time) time.Time, error) {
+	if strings.TrimSpace(e.Schedule) == "" {
+		return nil, nil
+	}
+	sched, err := cronParser.Parse(e.Schedule)
+	if err != nil {
+		return nil, fieldErr("energy.schedule", fmt.Sprintf("%q: %v", e.Schedule, err))
+	}
+	return func(t time.Time) time.Time { return sched.Next(t.UTC()) }, nil
 }
 
 // Validate checks the section; errors name the key.
@@ -93,6 +115,9 @@ func (e Energy) Validate() error {
 	}
 	if e.Tick <= 0 {
 		return fieldErr("energy.tick", "must be positive")
+	}
+	if _, err := e.Cron(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -119,6 +144,7 @@ var energySetters = map[string]func(*Energy, string) error{
 	"waiting_factor":    floatKey(func(e *Energy) *float64 { return &e.WaitingFactor }),
 	"grace":             durationKey(func(e *Energy) *time.Duration { return &e.Grace }),
 	"tick":              durationKey(func(e *Energy) *time.Duration { return &e.Tick }),
+	"schedule":          func(e *Energy, v string) error { e.Schedule = v; return nil },
 	"consolidate":       boolKey(func(e *Energy) *bool { return &e.Consolidate }),
 	"external_arrivals": boolKey(func(e *Energy) *bool { return &e.ExternalArrivals }),
 	"idle_watts":        floatKey(func(e *Energy) *float64 { return &e.IdleWatts }),

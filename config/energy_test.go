@@ -58,6 +58,7 @@ func TestEnergyErrors(t *testing.T) {
 		{"grace", "energy:\n  grace: -5m\n", []string{"energy.grace"}, false},
 		{"watts", "energy:\n  idle_watts: -3\n", []string{"energy.idle_watts"}, false},
 		{"tick", "energy:\n  tick: 0s\n", []string{"energy.tick"}, false},
+		{"schedule", "energy:\n  schedule: '61 * * * *'\n", []string{"energy.schedule", "61 * * * *"}, false},
 		{"fuzzy rule", "energy:\n  fuzzy:\n    rules: {LR: HC HC MC LC, MR: MC LC LC HP 3QP, HR: HP HP QP QP NP, VHR: QP QP NP NP NP}\n", []string{"energy.fuzzy.rules"}, false},
 		{"fuzzy key", "energy:\n  fuzzy:\n    rule: {}\n", []string{"energy.fuzzy", "rule"}, false},
 	} {
@@ -114,5 +115,32 @@ func TestSampleEnergyIsTheDefault(t *testing.T) {
 		if a != b {
 			t.Errorf("f(%v) = %v from the sample, %v by default", p, a, b)
 		}
+	}
+}
+
+// TestEnergySchedule: energy.schedule is a cron for the controller
+// instead of energy.tick; unset, there is none (the tick runs).
+func TestEnergySchedule(t *testing.T) {
+	c := Default()
+	if next, err := c.Energy.Cron(); err != nil || next != nil {
+		t.Fatalf("unset: %v, %v; want no schedule", next != nil, err)
+	}
+	if err := c.Set("energy.schedule", "*/10 * * * *"); err != nil {
+		t.Fatal(err)
+	}
+	next, err := c.Energy.Cron()
+	if err != nil || next == nil {
+		t.Fatalf("*/10: %v", err)
+	}
+	at := time.Date(2030, 1, 1, 10, 3, 20, 0, time.UTC)
+	for _, want := range []string{"10:10", "10:20", "10:30"} {
+		at = next(at)
+		if got := at.Format("15:04"); got != want {
+			t.Fatalf("next tick %s, want %s", got, want)
+		}
+	}
+	sc, err := c.Energy.Sim("pemp")
+	if err != nil || sc.Next == nil {
+		t.Errorf("the simulator's energy configuration has no schedule: %v", err)
 	}
 }

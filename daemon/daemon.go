@@ -90,6 +90,9 @@ type host struct {
 	Power   string  `json:"power"`
 	Energy  float64 `json:"energy_kwh"`
 	Retired bool    `json:"retired,omitempty"` // no longer in the config or the driver
+	// IdleSince is when the host, on, last held a reservation or came on:
+	// the energy controller's grace period counts from there.
+	IdleSince time.Time `json:"idle_since,omitzero"`
 }
 
 // New opens the store, builds the clock and the driver, and restores the

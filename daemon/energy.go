@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/bora-sched/bora/config"
@@ -38,7 +40,51 @@ type powerMgr struct {
 	// one; the meter gives them all at once).
 	cachedAt time.Time
 	cached   map[string]float64
+
+	now      time.Time                       // of the pass in progress
+	inflight map[slottable.HostID]*switching // the driver calls in progress, by host
+	seq      int                             // numbers the driver calls
+	late     map[slottable.HostID]time.Time  // boots found late: when they were planned to end
+	offFails map[slottable.HostID]int        // switch-offs failed in a row
+	offRetry map[slottable.HostID]time.Time  // not switched off again before
+	onFails  map[slottable.HostID]int        // boots failed in a row
+	onRetry  map[slottable.HostID]time.Time  // not switched on by the controller before
+
+	mu      sync.Mutex       // guards what the driver calls' goroutines and the executor share:
+	results []switchResult   // outcomes not yet applied
+	gates   map[string]*gate // hosts booting: the executor waits for them
 }
+
+// switching is a driver call in progress.
+type switching struct {
+	seq  int
+	on   bool
+	done chan struct{} // closed once its result is in results
+}
+
+// switchResult is a driver call's outcome.
+type switchResult struct {
+	h   slottable.HostID
+	seq int
+	on  bool
+	err error
+}
+
+// gate is a host booting: closed when the boot is over, err set if it
+// failed.
+type gate struct {
+	done chan struct{}
+	err  error
+}
+
+// lateWait is how long (real time) a pass waits for a boot reported
+// within that time of its planned end before taking it for late: the
+// driver's call and the loop may wake at the same instant.
+const lateWait = 50 * time.Millisecond
+
+// maxOffBackoff bounds the wait before a host whose switch-off failed is
+// switched off again.
+const maxOffBackoff = time.Hour
 
 // newPowerMgr builds the power management of d once its scheduler is
 // restored; boots and shutdowns left half done by a stop are done again.
@@ -46,7 +92,10 @@ func newPowerMgr(d *Daemon) (*powerMgr, error) {
 	c := d.cfg
 	boot, shutdown := powerTimes(c)
 	now := d.clk.Now()
-	p := &powerMgr{d: d, alpha: c.Energy.WaitingFactor, base: map[string]float64{}, planned: map[slottable.HostID]time.Time{}}
+	p := &powerMgr{d: d, alpha: c.Energy.WaitingFactor, base: map[string]float64{}, planned: map[slottable.HostID]time.Time{},
+		now: now, inflight: map[slottable.HostID]*switching{}, late: map[slottable.HostID]time.Time{},
+		offFails: map[slottable.HostID]int{}, offRetry: map[slottable.HostID]time.Time{},
+		onFails: map[slottable.HostID]int{}, onRetry: map[slottable.HostID]time.Time{}, gates: map[string]*gate{}}
 	var err error
 	if p.drv, err = buildPowerDriver(d, boot, shutdown); err != nil {
 		return nil, err
@@ -62,8 +111,12 @@ func newPowerMgr(d *Daemon) (*powerMgr, error) {
 			return nil, err
 		}
 	}
-	cc := energyctl.Config{Alpha: c.Energy.WaitingFactor, Tick: c.Energy.Tick, Start: now, NoConsolidation: !c.Energy.Consolidate, ExternalArrivals: c.Energy.ExternalArrivals,
-		InService: p.inService, Hooks: energyctl.Hooks{SwitchedOn: p.switchedOn, SwitchedOff: p.switchedOff}}
+	next, err := c.Energy.Cron()
+	if err != nil {
+		return nil, err
+	}
+	cc := energyctl.Config{Alpha: c.Energy.WaitingFactor, Tick: c.Energy.Tick, Next: next, Start: now, NoConsolidation: !c.Energy.Consolidate, ExternalArrivals: c.Energy.ExternalArrivals,
+		InService: p.inService, MayOff: p.mayOff, Hooks: energyctl.Hooks{SwitchedOn: p.switchedOn, SwitchedOff: p.switchedOff}}
 	if c.Energy.Policy != "" {
 		params, err := c.Energy.Params()
 		if err != nil {
@@ -75,6 +128,11 @@ func newPowerMgr(d *Daemon) (*powerMgr, error) {
 		p.policy = true
 	}
 	p.ctl = energyctl.New(d.sched, cc)
+	for i, h := range d.hosts {
+		if !h.IdleSince.IsZero() {
+			p.ctl.RestoreIdle(slottable.HostID(i), h.IdleSince) // idle time goes on across a restart
+		}
+	}
 	p.attach()
 	p.resume(now)
 	return p, nil
@@ -100,6 +158,11 @@ func buildPowerDriver(d *Daemon, boot, shutdown time.Duration) (drivers.PowerDri
 	switch c.Driver {
 	case "fake":
 		f := power.NewFake(d.clk, boot, shutdown)
+		var faults []power.Fault
+		for _, x := range c.Faults {
+			faults = append(faults, power.Fault{Op: x.Op, Host: x.Host, Fail: x.Fail, Slow: x.Slow, Times: x.Times})
+		}
+		f.SetFaults(faults)
 		for _, h := range d.hosts {
 			if h.Power == string(energy.Off) || h.Power == string(energy.ShuttingDown) {
 				f.SetOff(h.Name)
@@ -109,7 +172,7 @@ func buildPowerDriver(d *Daemon, boot, shutdown time.Duration) (drivers.PowerDri
 	case "command":
 		hosts := map[string]power.HostInfo{}
 		for _, h := range d.hosts {
-			hosts[h.Name] = power.HostInfo{Name: h.Name}
+			hosts[h.Name] = hostInfo(d.cfg, h.Name)
 		}
 		return power.NewCommand(power.CommandConfig{On: c.On, Off: c.Off, Status: c.Status, Timeout: c.Timeout},
 			hosts, d.lg.WithField("component", "power"))
@@ -121,6 +184,46 @@ func buildPowerDriver(d *Daemon, boot, shutdown time.Duration) (drivers.PowerDri
 		return one.Power(), nil // one.host.status: enabled for on, offline for off
 	}
 	return nil, nil
+}
+
+// hostInfo is what the power commands know of host name: its address,
+// MAC and BMC from the hosts section, when it is there.
+func hostInfo(c config.Config, name string) power.HostInfo {
+	for _, h := range c.Hosts {
+		if h.Name == name {
+			return power.HostInfo{Name: name, Address: h.Address, MAC: h.MAC, BMC: h.BMC}
+		}
+	}
+	return power.HostInfo{Name: name}
+}
+
+// hostAdder is a power driver that must be told of hosts added while
+// the daemon runs.
+type hostAdder interface {
+	AddHost(power.HostInfo) error
+}
+
+// addHost takes in a host added while the daemon runs (the VM driver
+// found it): the meter counts its energy from now, and the power driver
+// learns of it.
+func (p *powerMgr) addHost(now time.Time, host *host) {
+	if !slices.Contains(p.meter.Hosts(), host.Name) {
+		if err := p.meter.AddHost(now, host.Name, meterState(host.Power)); err != nil {
+			p.d.log.WithError(err).WithField("host", host.Name).Warn("energy meter")
+		}
+	}
+	if a, ok := p.drv.(hostAdder); ok {
+		if err := a.AddHost(hostInfo(p.d.cfg, host.Name)); err != nil {
+			p.d.log.WithError(err).WithField("host", host.Name).Error("power driver: the new host cannot be switched")
+		}
+	}
+	p.cached = nil
+}
+
+// mayOff reports whether the controller may switch host h off: not while
+// the wait after a failed switch-off runs.
+func (p *powerMgr) mayOff(h slottable.HostID) bool {
+	return !p.now.Before(p.offRetry[h])
 }
 
 // attach hooks the (possibly rebuilt) scheduler to the controller.
@@ -167,7 +270,7 @@ func meterState(s string) drivers.PowerState {
 // inService reports whether host h may be switched on by the controller.
 func (p *powerMgr) inService(h slottable.HostID) bool {
 	host := p.d.hosts[h]
-	return p.drv != nil && host.Enabled && host.Up && !host.Retired
+	return p.drv != nil && host.Enabled && host.Up && !host.Retired && !p.now.Before(p.onRetry[h])
 }
 
 // switchedOn is the controller's hook: the boot starts now, or is planned.
@@ -198,9 +301,8 @@ func (p *powerMgr) startDue(now time.Time) {
 
 // drive switches host h on (or off) with the power driver, in the
 // background: the host is booting (shutting down) now, and on (off) when
-// the driver is done. A driver that fails to boot a host leaves it off
-// and down (closed to new placements); one that fails to switch it off
-// leaves it counted off (the scheduler keeps it closed). Both are logged.
+// the driver is done (apply). While it boots, the executor holds the
+// operations that put VMs on it (waitHosts).
 func (p *powerMgr) drive(h slottable.HostID, on bool) {
 	host := p.d.hosts[h]
 	now := p.d.clk.Now()
@@ -208,42 +310,234 @@ func (p *powerMgr) drive(h slottable.HostID, on bool) {
 	if !on {
 		via, to = energy.ShuttingDown, energy.Off
 	}
-	p.set(now, host, via)
+	p.walk(now, host, via)
 	if p.drv == nil {
-		p.set(now, host, to)
+		p.walk(now, host, to)
 		return
 	}
-	log := p.d.log.WithField("host", host.Name).WithField("component", "power")
-	log.Infof("switching %s", to)
+	p.d.log.WithField("host", host.Name).WithField("component", "power").Infof("switching %s", to)
+	p.seq++
+	sw := &switching{seq: p.seq, on: on, done: make(chan struct{})}
+	p.inflight[h] = sw
+	if on {
+		p.openGate(host.Name)
+	}
+	name, timeout := host.Name, p.d.cfg.Daemon.OpTimeout
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), p.d.cfg.Daemon.OpTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		var err error
 		if on {
-			err = p.drv.PowerOn(ctx, host.Name)
+			err = p.drv.PowerOn(ctx, name)
 		} else {
-			err = p.drv.PowerOff(ctx, host.Name)
+			err = p.drv.PowerOff(ctx, name)
 		}
-		p.d.post(func(t *tx) {
-			t.mutated = true
-			if err == nil {
-				p.set(t.now, host, to)
-				log.Infof("host %s", to)
-				return
-			}
-			log.WithError(err).Errorf("switching %s failed", to)
-			if on {
-				p.set(t.now, host, energy.On) // the meter's cycle: on, shutting down, off at once
-				p.set(t.now, host, energy.ShuttingDown)
-				p.set(t.now, host, energy.Off)
-				host.Up = false
-				acts, _ := p.d.sched.SetHostEnabled(t.now, h, false)
-				t.acts = append(t.acts, acts...)
-				return
-			}
-			p.set(t.now, host, energy.Off)
-		})
+		p.mu.Lock()
+		p.results = append(p.results, switchResult{h: h, seq: sw.seq, on: on, err: err})
+		p.mu.Unlock()
+		close(sw.done)
+		p.d.post(func(t *tx) { p.drain(t) })
 	}()
+}
+
+// drain applies the driver calls' outcomes that came in.
+func (p *powerMgr) drain(t *tx) {
+	p.now = t.now
+	p.mu.Lock()
+	rs := p.results
+	p.results = nil
+	p.mu.Unlock()
+	for _, r := range rs {
+		p.apply(t, r)
+	}
+}
+
+// apply applies a driver call's outcome at t.now. A boot done ends the
+// host's boot in the plan now (BootDone). A boot that failed leaves the
+// host off and down, its queued leases planned elsewhere (BootFailed). A
+// switch-off that failed leaves the host on and open (OffFailed); it is
+// not switched off again before a wait that doubles with each failure in
+// a row (from energy.grace, up to an hour). An outcome overtaken by a
+// later call for the same host only ends its gate.
+func (p *powerMgr) apply(t *tx, r switchResult) {
+	host := p.d.hosts[r.h]
+	log := p.d.log.WithField("host", host.Name).WithField("component", "power")
+	if sw := p.inflight[r.h]; sw == nil || sw.seq != r.seq {
+		if r.on {
+			p.closeGate(host.Name, r.err)
+		}
+		return
+	}
+	delete(p.inflight, r.h)
+	t.mutated = true
+	now := t.now
+	switch {
+	case r.on && r.err == nil:
+		p.walk(now, host, energy.On)
+		delete(p.onFails, r.h)
+		delete(p.onRetry, r.h)
+		if planned, ok := p.late[r.h]; ok {
+			log.WithField("late", now.Sub(planned).String()).Warn("host on, later than planned")
+			delete(p.late, r.h)
+		} else {
+			log.Info("host on")
+		}
+		if err := p.d.sched.BootDone(now, r.h); err != nil {
+			log.WithError(err).Warn("scheduler: boot done")
+		}
+		p.closeGate(host.Name, nil)
+	case r.on:
+		delete(p.late, r.h)
+		p.walk(now, host, energy.Off)
+		wait := p.backoff(r.h, p.onFails, p.onRetry)
+		log.WithError(r.err).WithField("retry_in", wait.String()).Error("switching on failed: the host is off")
+		err := p.d.sched.BootFailed(now, r.h)
+		if errors.Is(err, scheduler.ErrHostBusy) {
+			// What could not move elsewhere (an advance reservation)
+			// cannot run there either.
+			for _, id := range p.d.sched.LeasesOn(r.h, now) {
+				acts, ferr := p.d.sched.Fail(now, id, fmt.Sprintf("host %s failed to boot: %v", host.Name, r.err))
+				if ferr == nil {
+					t.acts = append(t.acts, acts...)
+				}
+			}
+			err = p.d.sched.BootFailed(now, r.h)
+		}
+		if err != nil {
+			log.WithError(err).Warn("scheduler: boot failed")
+		}
+		p.closeGate(host.Name, fmt.Errorf("host %s failed to boot: %w", host.Name, r.err))
+		p.d.m.powerFailures.WithLabelValues("on").Inc()
+	case r.err == nil:
+		p.walk(now, host, energy.Off)
+		delete(p.offFails, r.h)
+		delete(p.offRetry, r.h)
+		log.Info("host off")
+	default:
+		wait := p.backoff(r.h, p.offFails, p.offRetry)
+		log.WithError(r.err).WithField("retry_in", wait.String()).Error("switching off failed: the host stays on")
+		p.walk(now, host, energy.On)
+		if err := p.d.sched.OffFailed(now, r.h); err != nil {
+			log.WithError(err).Warn("scheduler: switch-off failed")
+		}
+		p.d.m.powerFailures.WithLabelValues("off").Inc()
+	}
+}
+
+// backoff counts a failure to switch host h (in fails) and sets, in
+// retry, until when the controller leaves it alone: energy.grace (a
+// minute if 0), doubled with each failure in a row, up to an hour. It
+// returns the wait.
+func (p *powerMgr) backoff(h slottable.HostID, fails map[slottable.HostID]int, retry map[slottable.HostID]time.Time) time.Duration {
+	fails[h]++
+	wait := p.d.cfg.Energy.Grace
+	if wait <= 0 {
+		wait = time.Minute
+	}
+	for i := 1; i < fails[h] && wait < maxOffBackoff; i++ {
+		wait *= 2
+	}
+	wait = min(wait, maxOffBackoff)
+	retry[h] = p.now.Add(wait)
+	return wait
+}
+
+// beforeAdvance runs at the start of every pass, before the scheduler
+// advances: the driver's outcomes are applied, and a host whose boot was
+// planned to be over by now but that the driver has not reported on is
+// given more time (Scheduler.DelayBoot, by a quarter of the boot time at
+// least a second, again at each pass until it is on): what was planned
+// there moves, and the executor waits for it.
+func (p *powerMgr) beforeAdvance(t *tx) {
+	p.now = t.now
+	p.drain(t)
+	for h, sw := range p.inflight {
+		if !sw.on {
+			continue
+		}
+		boot, on, ok := p.d.sched.BootPlanned(h)
+		if !ok || boot.After(t.now) || on.After(t.now) {
+			continue
+		}
+		select {
+		case <-sw.done:
+		case <-time.After(lateWait):
+		}
+		p.drain(t)
+		if p.inflight[h] != sw {
+			continue
+		}
+		if _, ok := p.late[h]; !ok {
+			p.late[h] = on
+			p.d.m.bootsLate.Inc()
+			p.d.log.WithField("host", p.d.hosts[h].Name).WithField("component", "power").Warn("host still booting after the planned boot time: waiting for it")
+		}
+		bootTime, _ := p.d.sched.PowerTimes()
+		step := max(bootTime/4, time.Second)
+		if _, err := p.d.sched.DelayBoot(t.now, h, t.now.Add(step)); err != nil {
+			p.d.log.WithError(err).WithField("host", p.d.hosts[h].Name).Warn("scheduler: delaying a boot")
+		}
+		t.mutated = true
+	}
+}
+
+// openGate marks host name booting for the executor.
+func (p *powerMgr) openGate(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if g := p.gates[name]; g == nil {
+		p.gates[name] = &gate{done: make(chan struct{})}
+	}
+}
+
+// closeGate ends host name's boot for the executor (err: it failed).
+func (p *powerMgr) closeGate(name string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if g := p.gates[name]; g != nil {
+		g.err = err
+		close(g.done)
+		delete(p.gates, name)
+	}
+}
+
+// waitHosts waits until none of hosts is booting (the executor calls it
+// before putting VMs on them). It returns the error of a boot that
+// failed, or ctx's.
+func (p *powerMgr) waitHosts(ctx context.Context, hosts []string) error {
+	for _, name := range hosts {
+		p.mu.Lock()
+		g := p.gates[name]
+		p.mu.Unlock()
+		if g == nil {
+			continue
+		}
+		select {
+		case <-g.done:
+			if g.err != nil {
+				return g.err
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for host %s to boot: %w", name, ctx.Err())
+		}
+	}
+	return nil
+}
+
+// walk takes host through the power cycle (off, booting, on, shutting
+// down) to state at now, through the states between at once: a boot that
+// failed goes on and down in no time, a switch-off that failed off and
+// up.
+func (p *powerMgr) walk(now time.Time, host *host, state drivers.PowerState) {
+	cur := meterState(host.Power)
+	for i := 0; i < 4 && cur != state; i++ {
+		if energy.Legal(cur, state) {
+			cur = state
+		} else {
+			cur = energy.Next(cur)
+		}
+		p.set(now, host, cur)
+	}
 }
 
 // set records that host entered state at now: its record (with the
@@ -272,12 +566,21 @@ func (p *powerMgr) energy(now time.Time, name string) float64 {
 }
 
 // step runs in every pass, after the scheduler has advanced: planned
-// boots are started and the controller runs (its tick). It returns what
-// the scheduler asked for.
+// boots are started and the controller runs (its tick). Each host on
+// keeps when it became idle in its record (so that the grace period goes
+// on across a restart). It returns what the scheduler asked for.
 func (p *powerMgr) step(now time.Time) []scheduler.Action {
+	p.now = now
 	p.startDue(now)
 	acts := append(p.acts, p.ctl.Step(now, nil)...)
 	p.acts = nil
+	if p.policy {
+		for i, h := range p.d.hosts {
+			if h.Power == string(energy.On) {
+				h.IdleSince = p.ctl.IdleSince(slottable.HostID(i))
+			}
+		}
+	}
 	return acts
 }
 
@@ -287,12 +590,18 @@ func (p *powerMgr) beforeSubmit(now time.Time, req scheduler.Request) []schedule
 	return p.ctl.BeforeSubmit(now, req)
 }
 
-// nextAt is the next planned boot or tick.
+// nextAt is the next planned boot, tick, or end of a boot in progress
+// (to find it late).
 func (p *powerMgr) nextAt() (time.Time, bool) {
 	next, ok := p.ctl.NextAt(true)
 	for _, at := range p.planned {
 		if !ok || at.Before(next) {
 			next, ok = at, true
+		}
+	}
+	for h, sw := range p.inflight {
+		if _, on, planned := p.d.sched.BootPlanned(h); sw.on && planned && (!ok || on.Before(next)) {
+			next, ok = on, true
 		}
 	}
 	return next, ok

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +146,239 @@ func TestHostOnOff(t *testing.T) {
 	d2 := start(t, c2)
 	if _, err := d2.HostAction(ctx, admin, "h0", "off"); err == nil || !strings.Contains(err.Error(), "power.driver: none") {
 		t.Errorf("off without a power driver: %v", err)
+	}
+}
+
+// counter returns the value of the Prometheus counter name (with label
+// values joined by "/").
+func counter(t *testing.T, d *running, name string) float64 {
+	t.Helper()
+	mfs, err := d.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			n := mf.GetName()
+			for _, l := range m.GetLabel() {
+				n += "/" + l.GetValue()
+			}
+			if n == name {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+// events returns lease l's history events of reason r.
+func events(l api.Lease, r string) []api.Event {
+	var out []api.Event
+	for _, e := range l.History {
+		if e.Reason == r {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// powerConfig is testConfig with the fake power driver (2 minutes to
+// boot, 1 to shut down), no energy policy, and faults.
+func powerConfig(dir string, n int, faults ...config.PowerFault) config.Config {
+	c := testConfig(dir, n)
+	c.Power.Driver, c.Power.Boot, c.Power.Shutdown = "fake", 2*time.Minute, time.Minute
+	c.Power.Faults = faults
+	return c
+}
+
+// offThenQueue switches h1 off, waits for it, and submits a best-effort
+// lease of two VMs, which needs both hosts and waits.
+func offThenQueue(t *testing.T, d *running) api.Lease {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := d.HostAction(ctx, admin, "h1", "off"); err != nil {
+		t.Fatal(err)
+	}
+	waitHosts(t, d, "h1 off", func(hs []api.Host) bool { return hs[1].Power == "off" })
+	l, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "both", VMs: 2, Duration: "30m", Origin: "external"})
+	if err != nil || l.State != "queued" {
+		t.Fatalf("lease needing both hosts: %+v, %v", l, err)
+	}
+	return l
+}
+
+// TestEnergySlowBoot: h1's boot takes three times the two minutes
+// planned. The lease waiting for both hosts is planned for the end of the
+// boot; when that time comes and h1 is still booting, the lease is moved
+// (host-boot-late) again and again, and starts when h1 reports on: four
+// minutes after the first delay, six after the boot began.
+func TestEnergySlowBoot(t *testing.T) {
+	c := powerConfig(t.TempDir(), 2, config.PowerFault{Op: "on", Host: "h1", Slow: 3})
+	d := start(t, c)
+	l := offThenQueue(t, d)
+	if _, err := d.HostAction(context.Background(), admin, "h1", "on"); err != nil {
+		t.Fatal(err)
+	}
+	l = waitFor(t, d, l.ID, "running", func(l api.Lease) bool { return l.State == "running" })
+	late := events(l, "host-boot-late")
+	if len(late) == 0 || l.Start == nil {
+		t.Fatalf("lease %s: no host-boot-late event or no start", states(l))
+	}
+	if got := l.Start.Sub(late[0].At); got != 4*time.Minute {
+		t.Errorf("started %s after the first delay, want 4m (boot planned 2m, took 6m); history %s", got, states(l))
+	}
+	// Moved every 30 s (a quarter of the boot time) from 2 to 6 minutes.
+	if len(late) != 8 {
+		t.Errorf("%d host-boot-late events, want 8: %s", len(late), states(l))
+	}
+	if n := counter(t, d, "bora_boots_late_total"); n != 1 {
+		t.Errorf("bora_boots_late_total %v, want 1", n)
+	}
+}
+
+// TestEnergyBootFails: h1 fails to boot once (the BMC does not answer):
+// it is off again, the waiting lease is planned again and does not
+// start. Switched on a second time, h1 boots and the lease starts two
+// minutes later.
+func TestEnergyBootFails(t *testing.T) {
+	c := powerConfig(t.TempDir(), 2, config.PowerFault{Op: "on", Host: "h1", Fail: "BMC unreachable", Times: 1})
+	d := start(t, c)
+	ctx := context.Background()
+	l := offThenQueue(t, d)
+	if _, err := d.HostAction(ctx, admin, "h1", "on"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); counter(t, d, "bora_power_failures_total/on") != 1; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the failed boot was never counted")
+		}
+	}
+	waitHosts(t, d, "h1 off", func(hs []api.Host) bool { return hs[1].Power == "off" })
+	l, err := d.GetLease(ctx, admin, l.ID)
+	if err != nil || l.State != "queued" || len(events(l, "host-boot-late")) == 0 {
+		t.Fatalf("after the failed boot: %s, %v; want queued, moved", states(l), err)
+	}
+	again := d.Now()
+	if _, err := d.HostAction(ctx, admin, "h1", "on"); err != nil {
+		t.Fatal(err)
+	}
+	l = waitFor(t, d, l.ID, "running", func(l api.Lease) bool { return l.State == "running" })
+	if l.Start == nil || l.Start.Before(again.Add(2*time.Minute)) {
+		t.Errorf("lease started at %v, want at least 2m after the second switch-on at %v", l.Start, again)
+	}
+}
+
+// TestEnergyBootFailsReservation: under GESP both idle hosts go off; an
+// advance reservation for both has them booted in time, but h1 fails to
+// boot: the reservation cannot run and fails, naming the host.
+func TestEnergyBootFailsReservation(t *testing.T) {
+	c := energyConfig(t.TempDir(), 2)
+	c.Power.Faults = []config.PowerFault{{Op: "on", Host: "h1", Fail: "BMC unreachable"}}
+	d := start(t, c)
+	ctx := context.Background()
+	waitHosts(t, d, "off", allPower("off"))
+	at := d.Now().Add(time.Hour).Truncate(time.Second)
+	ar, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "ar", VMs: 2, Duration: "30m",
+		Start: at.Format(time.RFC3339), Class: "non-preemptable"})
+	if err != nil || ar.State != "scheduled" {
+		t.Fatalf("advance reservation: %+v, %v", ar, err)
+	}
+	l := waitFor(t, d, ar.ID, "failed", func(l api.Lease) bool { return l.State == "failed" })
+	last := l.History[len(l.History)-1]
+	if !strings.Contains(last.Detail, "h1 failed to boot") || !strings.Contains(last.Detail, "BMC unreachable") {
+		t.Errorf("failure detail %q, want the host and the driver's error", last.Detail)
+	}
+}
+
+// TestEnergyOffFails: under GESP (grace 5 minutes, tick 5 minutes) both
+// idle hosts are switched off at 00:05. h1's switch-off fails once
+// (reported at 00:06, when the shutdown would have ended): it is on again
+// and left alone for the grace period, to 00:11, so the tick at 00:10
+// passes it by and the one at 00:15 switches it off, off at 00:16. h0
+// drew 117 W for 6 minutes, h1 for 16.
+func TestEnergyOffFails(t *testing.T) {
+	c := energyConfig(t.TempDir(), 2)
+	c.Power.Faults = []config.PowerFault{{Op: "off", Host: "h1", Fail: "ssh: connection refused", Times: 1}}
+	d := start(t, c)
+	hs := waitHosts(t, d, "off", allPower("off"))
+	if n := counter(t, d, "bora_power_failures_total/off"); n != 1 {
+		t.Errorf("bora_power_failures_total{op=off} %v, want 1", n)
+	}
+	want := []float64{117 * 6.0 / 60 / 1000, 117 * 16.0 / 60 / 1000}
+	for i, h := range hs {
+		if math.Abs(h.EnergyKWh-want[i]) > 1e-9 {
+			t.Errorf("%s: %.6f kWh, want %.6f", h.Name, h.EnergyKWh, want[i])
+		}
+	}
+}
+
+// TestEnergyIdleSurvivesRestart: with a grace too long to matter, h1 is
+// idle from the start and h0 from the end of a 20-minute lease; the
+// controller of a restarted daemon counts their idle time from there,
+// not from the restart.
+func TestEnergyIdleSurvivesRestart(t *testing.T) {
+	c := energyConfig(t.TempDir(), 2)
+	c.Energy.Grace = 1000 * time.Hour
+	d := start(t, c)
+	ctx := context.Background()
+	l, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "short", VMs: 1, Duration: "20m", Origin: "external"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = waitFor(t, d, l.ID, "done", func(l api.Lease) bool { return l.State == "done" })
+	idle := func(d *running) []time.Time {
+		v, err := d.call(ctx, func(*tx) (any, error) {
+			return []time.Time{d.power.ctl.IdleSince(0), d.power.ctl.IdleSince(1)}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.([]time.Time)
+	}
+	before := idle(d)
+	if !before[1].Equal(simStart) || !before[0].After(simStart.Add(20*time.Minute-time.Nanosecond)) || before[0].After(l.History[len(l.History)-1].At) {
+		t.Fatalf("idle since %v; want h0 from the lease's end (at least 20m in, by %v), h1 from %v", before, l.History[len(l.History)-1].At, simStart)
+	}
+	d.stop(t)
+	d2 := start(t, c)
+	after := idle(d2)
+	if !after[0].Equal(before[0]) || !after[1].Equal(before[1]) {
+		t.Errorf("after a restart at %v idle since %v, want %v", d2.Now(), after, before)
+	}
+}
+
+// TestWaitHosts: the executor's wait for booting hosts returns at once
+// for hosts not booting, when the boot is over, with the boot's error
+// when it failed, and with the context's when it ends first.
+func TestWaitHosts(t *testing.T) {
+	p := &powerMgr{gates: map[string]*gate{}}
+	ctx := context.Background()
+	if err := p.waitHosts(ctx, []string{"h0", "h1"}); err != nil {
+		t.Fatalf("no host booting: %v", err)
+	}
+	p.openGate("h1")
+	done := make(chan error, 1)
+	go func() { done <- p.waitHosts(ctx, []string{"h0", "h1"}) }()
+	select {
+	case err := <-done:
+		t.Fatalf("returned while h1 boots: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	p.closeGate("h1", nil)
+	if err := <-done; err != nil {
+		t.Fatalf("after the boot: %v", err)
+	}
+	p.openGate("h1")
+	go func() { done <- p.waitHosts(ctx, []string{"h1"}) }()
+	time.Sleep(20 * time.Millisecond) // waiting
+	p.closeGate("h1", errors.New("h1 failed to boot"))
+	if err := <-done; err == nil || err.Error() != "h1 failed to boot" {
+		t.Fatalf("after a failed boot: %v", err)
+	}
+	p.openGate("h0")
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	if err := p.waitHosts(short, []string{"h0"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("with the context over: %v", err)
 	}
 }

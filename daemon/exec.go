@@ -125,6 +125,9 @@ func (e *executor) worker(id scheduler.LeaseID) {
 func (e *executor) do(o op) error {
 	lim := e.getLimits()
 	log := e.d.log.WithField("lease_id", o.lease).WithField("op", string(o.kind))
+	if err := e.waitHosts(o, lim); err != nil {
+		return err
+	}
 	var err error
 	for attempt := 0; attempt <= lim.retries; attempt++ {
 		if attempt > 0 {
@@ -146,6 +149,24 @@ func (e *executor) do(o op) error {
 		log.WithError(err).WithField("attempt", attempt+1).Warn("operation failed")
 	}
 	return err
+}
+
+// waitHosts holds an operation that puts VMs on hosts until those hosts
+// have booted (a boot slower than planned), for up to the operation
+// timeout; a boot that failed fails the operation.
+func (e *executor) waitHosts(o op, lim opLimits) error {
+	switch o.kind {
+	case scheduler.ActStart, scheduler.ActResume, scheduler.ActMigrate:
+	default:
+		return nil
+	}
+	names := make([]string, 0, len(o.vms))
+	for _, vm := range o.vms {
+		names = append(names, vm.Host)
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, lim.timeout)
+	defer cancel()
+	return e.d.power.waitHosts(ctx, names)
 }
 
 func outcome(err error) string {

@@ -123,6 +123,7 @@ func (d *Daemon) refreshHosts(ctx context.Context) {
 				}
 				d.names[f.Name] = nid
 				d.hosts = append(d.hosts, &host{Name: f.Name, CPU: f.CPU, Memory: f.Memory, Enabled: true, Up: f.Up, Power: "on"})
+				d.power.addHost(t.now, d.hosts[nid]) // energy.go
 				d.log.WithField("host", f.Name).Info("new host")
 				id = nid
 				if f.Up {

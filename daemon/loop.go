@@ -177,6 +177,7 @@ func (d *Daemon) nextWake() (time.Time, bool) {
 func (d *Daemon) pass(evs []event) error {
 	began := time.Now()
 	t := &tx{now: d.clk.Now()}
+	d.power.beforeAdvance(t) // energy.go: boots done, failed or late
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
 	res := make([]result, len(evs))
 	for i, ev := range evs {

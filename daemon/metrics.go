@@ -11,18 +11,20 @@ import (
 
 // metrics are the daemon's Prometheus collectors.
 type metrics struct {
-	leases      *prometheus.GaugeVec
-	queue       prometheus.Gauge
-	preemptions prometheus.Gauge
-	preemptVMs  prometheus.Gauge
-	overhead    prometheus.Gauge
-	hosts       *prometheus.GaugeVec
-	unknown     prometheus.Gauge
-	utilisation prometheus.Gauge
-	decision    prometheus.Histogram
-	ops         *prometheus.CounterVec
-	energy      prometheus.Gauge // kWh drawn by the hosts (energy.go)
-	violations  prometheus.Gauge
+	leases        *prometheus.GaugeVec
+	queue         prometheus.Gauge
+	preemptions   prometheus.Gauge
+	preemptVMs    prometheus.Gauge
+	overhead      prometheus.Gauge
+	hosts         *prometheus.GaugeVec
+	unknown       prometheus.Gauge
+	utilisation   prometheus.Gauge
+	decision      prometheus.Histogram
+	ops           *prometheus.CounterVec
+	energy        prometheus.Gauge // kWh drawn by the hosts (energy.go)
+	violations    prometheus.Gauge
+	powerFailures *prometheus.CounterVec
+	bootsLate     prometheus.Counter
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -52,9 +54,13 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Help: "Energy the hosts drew, in kWh (models.md section 5), over the daemon's life."}),
 		violations: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_waiting_violation_ratio",
 			Help: "External leases that started after waiting longer than alpha times the mean external duration."}),
+		powerFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_power_failures_total",
+			Help: "Hosts the power driver failed to switch on or off."}, []string{"op"}),
+		bootsLate: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_boots_late_total",
+			Help: "Boots still going on when they were planned to be over."}),
 	}
 	reg.MustRegister(m.leases, m.queue, m.preemptions, m.preemptVMs, m.overhead, m.hosts, m.unknown,
-		m.utilisation, m.decision, m.ops, m.energy, m.violations)
+		m.utilisation, m.decision, m.ops, m.energy, m.violations, m.powerFailures, m.bootsLate)
 	return m
 }
 

@@ -96,6 +96,11 @@ func TestOpenNebulaIntake(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Its energy is counted from then (117 W, switched on).
+	time.Sleep(20 * time.Millisecond)
+	if h, err := d.GetHost(ctx, admin, "one-c"); err != nil || h.EnergyKWh <= 0 {
+		t.Errorf("the new host's energy: %+v, %v; want counted from when it joined", h, err)
+	}
 	// bora host disable is OpenNebula's one.host.status disable too.
 	if _, err := d.HostAction(ctx, admin, "one-b", "disable"); err != nil {
 		t.Fatal(err)

@@ -34,6 +34,10 @@ func Legal(from, to drivers.PowerState) bool {
 	return ok && (to == from || to == n)
 }
 
+// Next is the state that follows s in the power cycle (off, booting, on,
+// shutting down, off); "" for a state that is not one.
+func Next(s drivers.PowerState) drivers.PowerState { return next[s] }
+
 // ParseState returns the power state named s, or an error wrapping
 // ErrUnknownState.
 func ParseState(s string) (drivers.PowerState, error) {

@@ -33,7 +33,7 @@ func (c *Controller) consolidate(now time.Time, k int, idleOff []string, keep ma
 	var cands []energy.HostLeases
 	for _, host := range s.Table().Hosts() {
 		id, name := host.ID, host.Name
-		if skip[name] || keep[id] || s.Evacuating(id) || !s.HostEnabled(id) || !s.Movable(id, now) {
+		if skip[name] || keep[id] || s.Evacuating(id) || !s.HostEnabled(id) || !c.mayOff(id) || !s.Movable(id, now) {
 			continue
 		}
 		if n := len(s.LeasesOn(id, now)); n > 0 {

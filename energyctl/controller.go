@@ -18,6 +18,9 @@ type Config struct {
 	Alpha  float64       // the waiting factor of V (energy.Params.Alpha)
 	Tick   time.Duration // the cron's period (0: DefaultTick), ticks at multiples of it from Start
 	Start  time.Time     // the first tick is Start + Tick
+	// Next, when set, is the cron instead of Tick: the time of the tick
+	// after a given time (the first is Next(Start)).
+	Next func(time.Time) time.Time
 	// Instant, when not zero, is an instant at which hosts switched on are
 	// on at once: the simulator's epoch, so that the hosts the first
 	// leases of a trace need are taken as running already.
@@ -31,7 +34,10 @@ type Config struct {
 	// InService, when set, says which hosts may be switched on (the
 	// daemon's enabled and up hosts); nil: all.
 	InService func(slottable.HostID) bool
-	Hooks     Hooks
+	// MayOff, when set, says which hosts may be switched off (the daemon
+	// leaves a host whose switch-off failed alone for a while); nil: all.
+	MayOff func(slottable.HostID) bool
+	Hooks  Hooks
 }
 
 // Hooks are told of every host the controller switches on or off, after
@@ -65,6 +71,7 @@ type Controller struct {
 	names    map[string]slottable.HostID
 	lastBusy map[slottable.HostID]time.Time // the end of the last reservation seen (Record)
 	onSince  map[slottable.HostID]time.Time // when the host came on (switched on by this controller)
+	idleFrom map[slottable.HostID]time.Time // idle since, as restored (RestoreIdle)
 	switched map[scheduler.LeaseID]time.Time
 	evac     []slottable.HostID
 	stats    Stats
@@ -77,9 +84,13 @@ func New(s *scheduler.Scheduler, cfg Config) *Controller {
 		cfg.Tick = DefaultTick
 	}
 	_, alwaysOn := cfg.Policy.(*energy.AlwaysOn)
-	c := &Controller{s: s, cfg: cfg, managed: cfg.Policy != nil && !alwaysOn, next: cfg.Start.Add(cfg.Tick),
+	next := cfg.Start.Add(cfg.Tick)
+	if cfg.Next != nil {
+		next = cfg.Next(cfg.Start)
+	}
+	c := &Controller{s: s, cfg: cfg, managed: cfg.Policy != nil && !alwaysOn, next: next,
 		names: map[string]slottable.HostID{}, lastBusy: map[slottable.HostID]time.Time{},
-		onSince: map[slottable.HostID]time.Time{}, switched: map[scheduler.LeaseID]time.Time{}}
+		onSince: map[slottable.HostID]time.Time{}, idleFrom: map[slottable.HostID]time.Time{}, switched: map[scheduler.LeaseID]time.Time{}}
 	for _, h := range s.Table().Hosts() {
 		c.names[h.Name] = h.ID
 	}
@@ -108,6 +119,11 @@ func (c *Controller) Stats() Stats { return c.stats }
 // SetScheduler points the controller at another scheduler over the same
 // hosts (the daemon rebuilds its scheduler on a reload).
 func (c *Controller) SetScheduler(s *scheduler.Scheduler) { c.s = s }
+
+// mayOff reports whether host h may be switched off (Config.MayOff).
+func (c *Controller) mayOff(h slottable.HostID) bool {
+	return c.cfg.MayOff == nil || c.cfg.MayOff(h)
+}
 
 // inService reports whether host h may be switched on (Config.InService).
 func (c *Controller) inService(h slottable.HostID) bool {
@@ -188,6 +204,9 @@ func (c *Controller) Step(now time.Time, quiet func() bool) []scheduler.Action {
 	c.finishEvacuations(now)
 	if now.Before(c.next) {
 		return nil
+	}
+	if c.cfg.Next != nil {
+		c.next = c.cfg.Next(now)
 	}
 	for !c.next.After(now) {
 		c.next = c.next.Add(c.cfg.Tick)
@@ -305,9 +324,9 @@ func (c *Controller) PowerOn(now time.Time, h slottable.HostID, at time.Time) bo
 }
 
 // PowerOff switches host h off now (through the scheduler) and tells the
-// hooks; it reports whether it did.
+// hooks; it reports whether it did. A host Config.MayOff refuses is not.
 func (c *Controller) PowerOff(now time.Time, h slottable.HostID) bool {
-	if st := c.s.PowerState(h, now); st != scheduler.PowerOn {
+	if st := c.s.PowerState(h, now); st != scheduler.PowerOn || !c.mayOff(h) {
 		return false
 	}
 	if err := c.s.PowerOff(now, h); err != nil {

@@ -81,3 +81,51 @@ func TestBeforeSubmitBootsInTime(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRestoredIdleMayOffAndCron: a controller started at 1 h (a daemon
+// restarting) with GESP, a grace of 30 minutes and a cron every 10
+// minutes, over three single-core hosts on and idle. h0 was idle since 0
+// (RestoreIdle): the first tick, at 1:10, switches it off. h1 counts from
+// the start: off at the first tick 30 minutes on, 1:30. h2 may not be
+// switched off (MayOff) and stays on.
+func TestRestoredIdleMayOffAndCron(t *testing.T) {
+	tb := slottable.New()
+	for i := 0; i < 3; i++ {
+		if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{100, 1024}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := t0.Add(time.Hour)
+	s, err := scheduler.New(scheduler.DefaultConfig(), tb, t0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := energy.DefaultParams()
+	p.Grace = 30 * time.Minute
+	pol, _ := energy.NewPolicy("gesp", p)
+	off := map[slottable.HostID]time.Duration{}
+	every10 := func(t time.Time) time.Time { return t.Truncate(10 * time.Minute).Add(10 * time.Minute) }
+	c := New(s, Config{Policy: pol, Alpha: 5, Start: start, Next: every10,
+		MayOff: func(h slottable.HostID) bool { return h != 2 },
+		Hooks:  Hooks{SwitchedOff: func(h slottable.HostID, now time.Time) { off[h] = now.Sub(t0) }}})
+	c.RestoreIdle(0, t0)
+	if got := c.IdleSince(0); !got.Equal(t0) {
+		t.Errorf("h0 idle since %v, want the start of the trace", got.Sub(t0))
+	}
+	var ticks []time.Duration
+	for now := start; now.Before(t0.Add(2 * time.Hour)); {
+		next, ok := c.NextAt(true)
+		if !ok {
+			t.Fatal("no next tick")
+		}
+		now = next
+		ticks = append(ticks, now.Sub(t0))
+		c.Step(now, nil)
+	}
+	if want := "[1h10m0s 1h20m0s 1h30m0s 1h40m0s 1h50m0s 2h0m0s]"; fmt.Sprint(ticks) != want {
+		t.Errorf("ticks %v, want %s", ticks, want)
+	}
+	if want := "map[0:1h10m0s 1:1h30m0s]"; fmt.Sprint(off) != want {
+		t.Errorf("switched off %v, want %s", off, want)
+	}
+}

@@ -58,7 +58,7 @@ func (c *Controller) input(now time.Time, n int, local bool, start time.Time) en
 			if last.After(horizon) {
 				horizon = last
 			}
-			if !last.After(now) && s.HostEnabled(h.ID) && c.inService(h.ID) {
+			if !last.After(now) && s.HostEnabled(h.ID) && c.inService(h.ID) && c.mayOff(h.ID) {
 				in.Idle = append(in.Idle, energy.IdleHost{Host: h.Name, Since: c.idleSince(h.ID)})
 			}
 		}
@@ -71,10 +71,23 @@ func (c *Controller) input(now time.Time, n int, local bool, start time.Time) en
 	return in
 }
 
-// idleSince is when host h, on and idle, last held something or came on
-// (Config.Start for a host on from the start).
+// IdleSince is when host h, on and idle, last held something or came on
+// (Config.Start for a host on from the start, unless RestoreIdle said
+// otherwise). For a busy host it is the end of its last reservation seen.
+func (c *Controller) IdleSince(h slottable.HostID) time.Time { return c.idleSince(h) }
+
+// RestoreIdle sets when host h was last busy, as a controller before this
+// one saw it (the daemon restarting): its idle time counts from since,
+// even before Config.Start.
+func (c *Controller) RestoreIdle(h slottable.HostID, since time.Time) {
+	c.idleFrom[h] = since
+}
+
 func (c *Controller) idleSince(h slottable.HostID) time.Time {
 	since := c.cfg.Start
+	if from, ok := c.idleFrom[h]; ok {
+		since = from
+	}
 	if c.onSince[h].After(since) {
 		since = c.onSince[h]
 	}

@@ -20,6 +20,9 @@ type EnergyConfig struct {
 	Model  energy.PowerModel // watts per state, boot and shutdown times
 	// Tick is the period of the energy controller's cron (0: 5 minutes).
 	Tick time.Duration
+	// Next, when set, is the controller's cron instead of Tick: the time
+	// of the tick after a given time (energy.schedule).
+	Next func(time.Time) time.Time
 	// NoConsolidation makes PEMP never empty hosts to switch them off
 	// (for experiments: what consolidation changes).
 	NoConsolidation bool
@@ -81,7 +84,7 @@ func newPowerCtl(e *engine, cfg EnergyConfig) (*powerCtl, error) {
 		return nil, err
 	}
 	p := &powerCtl{e: e, cfg: cfg}
-	p.ctl = energyctl.New(e.s, energyctl.Config{Policy: pol, Alpha: cfg.Params.Alpha, Tick: cfg.Tick,
+	p.ctl = energyctl.New(e.s, energyctl.Config{Policy: pol, Alpha: cfg.Params.Alpha, Tick: cfg.Tick, Next: cfg.Next,
 		Start: Epoch, Instant: Epoch, NoConsolidation: cfg.NoConsolidation, ExternalArrivals: cfg.ExternalArrivals,
 		Hooks: energyctl.Hooks{SwitchedOn: p.switchedOn, SwitchedOff: p.switchedOff}})
 	p.managed = p.ctl.Managed()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -41,8 +42,11 @@ type HostInfo struct {
 // Command is a PowerDriver that runs shell commands. Safe for concurrent
 // use.
 type Command struct {
-	cfg     CommandConfig
-	log     *logrus.Entry
+	cfg   CommandConfig
+	log   *logrus.Entry
+	tmpls map[string]*template.Template // by field: on, off, status
+
+	mu      sync.Mutex
 	scripts map[string]scripts // by host
 }
 
@@ -66,13 +70,12 @@ func NewCommand(cfg CommandConfig, hosts map[string]HostInfo, log *logrus.Entry)
 		name     string
 		text     string
 		required bool
-		set      func(s *scripts, v string)
 	}{
-		{"on", cfg.On, true, func(s *scripts, v string) { s.on = v }},
-		{"off", cfg.Off, true, func(s *scripts, v string) { s.off = v }},
-		{"status", cfg.Status, false, func(s *scripts, v string) { s.status = v }},
+		{"on", cfg.On, true},
+		{"off", cfg.Off, true},
+		{"status", cfg.Status, false},
 	}
-	c := &Command{cfg: cfg, log: log, scripts: make(map[string]scripts, len(hosts))}
+	c := &Command{cfg: cfg, log: log, tmpls: map[string]*template.Template{}, scripts: make(map[string]scripts, len(hosts))}
 	for _, f := range fields {
 		if strings.TrimSpace(f.text) == "" {
 			if f.required {
@@ -89,20 +92,61 @@ func NewCommand(cfg CommandConfig, hosts map[string]HostInfo, log *logrus.Entry)
 		if _, err := expand(tmpl, HostInfo{}); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
-		for name, h := range hosts {
-			if h.Name == "" {
-				h.Name = name
-			}
-			text, err := expand(tmpl, h)
-			if err != nil {
-				return nil, fmt.Errorf("%s: host %s: %w", f.name, name, err)
-			}
-			s := c.scripts[name]
-			f.set(&s, text)
-			c.scripts[name] = s
+		c.tmpls[f.name] = tmpl
+	}
+	for name, h := range hosts {
+		if h.Name == "" {
+			h.Name = name
 		}
+		s, err := c.expandAll(h)
+		if err != nil {
+			return nil, err
+		}
+		c.scripts[name] = s
 	}
 	return c, nil
+}
+
+// expandAll expands the commands for host h; errors name the field and
+// the host.
+func (c *Command) expandAll(h HostInfo) (scripts, error) {
+	var s scripts
+	for name, dst := range map[string]*string{"on": &s.on, "off": &s.off, "status": &s.status} {
+		t := c.tmpls[name]
+		if t == nil {
+			continue
+		}
+		text, err := expand(t, h)
+		if err != nil {
+			return scripts{}, fmt.Errorf("%s: host %s: %w", name, h.Name, err)
+		}
+		*dst = text
+	}
+	return s, nil
+}
+
+// AddHost makes host h known (a host that joined the cluster since the
+// driver was built), or updates what the commands know of it.
+func (c *Command) AddHost(h HostInfo) error {
+	if h.Name == "" {
+		return fmt.Errorf("power: adding a host: empty name: %w", drivers.ErrUnknownHost)
+	}
+	s, err := c.expandAll(h)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.scripts[h.Name] = s
+	return nil
+}
+
+// script returns host's commands.
+func (c *Command) script(host string) (scripts, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.scripts[host]
+	return s, ok
 }
 
 func expand(t *template.Template, h HostInfo) (string, error) {
@@ -133,7 +177,7 @@ func (c *Command) PowerOff(ctx context.Context, host string) error {
 }
 
 func (c *Command) switchTo(ctx context.Context, host string, target drivers.PowerState) error {
-	s, ok := c.scripts[host]
+	s, ok := c.script(host)
 	if !ok {
 		return fmt.Errorf("power %s %q: %w", target, host, drivers.ErrUnknownHost)
 	}
@@ -168,7 +212,7 @@ func (c *Command) switchTo(ctx context.Context, host string, target drivers.Powe
 // It returns drivers.ErrUnsupported when there is no status command,
 // drivers.ErrUnknownHost, ErrBadStatus, a *CommandError or ctx's error.
 func (c *Command) Status(ctx context.Context, host string) (drivers.PowerState, error) {
-	s, ok := c.scripts[host]
+	s, ok := c.script(host)
 	switch {
 	case !ok:
 		return "", fmt.Errorf("power status %q: %w", host, drivers.ErrUnknownHost)

@@ -252,3 +252,30 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandAddHost: a host added after the driver was built is switched
+// with its own fields; an empty name is refused.
+func TestCommandAddHost(t *testing.T) {
+	dir := t.TempDir()
+	out := shellQuote(filepath.Join(dir, "args"))
+	c, err := NewCommand(CommandConfig{On: "echo {{.Name}} {{.MAC}} > " + out, Off: "true"}, testHosts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.PowerOn(ctx, "h3"); !errors.Is(err, drivers.ErrUnknownHost) {
+		t.Fatalf("before it is added: %v", err)
+	}
+	if err := c.AddHost(HostInfo{Name: "h3", MAC: "52:54:00:00:00:03"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PowerOn(ctx, "h3"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readFile(t, filepath.Join(dir, "args")), "h3 52:54:00:00:00:03\n"; got != want {
+		t.Errorf("args %q, want %q", got, want)
+	}
+	if err := c.AddHost(HostInfo{}); !errors.Is(err, drivers.ErrUnknownHost) {
+		t.Errorf("empty name: %v", err)
+	}
+}

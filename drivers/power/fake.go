@@ -19,8 +19,22 @@ type Fake struct {
 	boot     time.Duration
 	shutdown time.Duration
 
-	mu    sync.Mutex
-	hosts map[string]*fakeHost
+	mu     sync.Mutex
+	hosts  map[string]*fakeHost
+	faults []*Fault
+}
+
+// Fault is an injected failure of the fake power driver: switching Host
+// (every host when empty) Op ("on" or "off") fails with the error Fail
+// (after the full transition time, the host back where it was), or takes
+// Slow times the configured time (Slow > 1). Times bounds how often it
+// strikes (0: every time).
+type Fault struct {
+	Op    string
+	Host  string
+	Fail  string
+	Slow  float64
+	Times int
 }
 
 type fakeHost struct {
@@ -39,6 +53,37 @@ func (f *Fake) State(host string) drivers.PowerState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.hostLocked(host).state
+}
+
+// SetFaults sets the failures to inject (replacing those set before).
+func (f *Fake) SetFaults(faults []Fault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults = nil
+	for _, x := range faults {
+		f.faults = append(f.faults, &x)
+	}
+}
+
+// faultLocked returns the fault that strikes switching host to target
+// now, counting it; nil if none.
+func (f *Fake) faultLocked(host string, target drivers.PowerState) *Fault {
+	op := "on"
+	if target == drivers.PowerOff {
+		op = "off"
+	}
+	for _, x := range f.faults {
+		if x.Op != op || (x.Host != "" && x.Host != host) || x.Times < 0 {
+			continue
+		}
+		if x.Times > 0 {
+			if x.Times--; x.Times == 0 {
+				x.Times = -1 // spent
+			}
+		}
+		return x
+	}
+	return nil
 }
 
 // SetOff marks hosts as powered off, for clusters that start with hosts
@@ -102,9 +147,13 @@ func (f *Fake) switchTo(ctx context.Context, host string, target, via drivers.Po
 		}
 		from := h.state
 		h.state, h.busy = via, make(chan struct{})
+		fault := f.faultLocked(host, target)
 		f.mu.Unlock()
 
 		var err error
+		if fault != nil && fault.Slow > 1 {
+			took = time.Duration(float64(took) * fault.Slow)
+		}
 		if took > 0 {
 			select {
 			case <-f.clk.After(took):
@@ -113,6 +162,9 @@ func (f *Fake) switchTo(ctx context.Context, host string, target, via drivers.Po
 			}
 		}
 
+		if err == nil && fault != nil && fault.Fail != "" {
+			err = fmt.Errorf("power %s %s: %s", target, host, fault.Fail)
+		}
 		f.mu.Lock()
 		h.state = target
 		if err != nil {

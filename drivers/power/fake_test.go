@@ -3,6 +3,7 @@ package power
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,5 +162,49 @@ func TestFakeCancel(t *testing.T) {
 	}
 	if err := f.PowerOn(context.Background(), ""); !errors.Is(err, drivers.ErrUnknownHost) {
 		t.Errorf("empty host: %v, want ErrUnknownHost", err)
+	}
+}
+
+// TestFakeFaults: a fault on h1's boots makes the first take three times
+// the two minutes and the second fail (after its two minutes, h1 off
+// again); the third boot is plain. A fault on every host's switch-off
+// fails it, the host still on.
+func TestFakeFaults(t *testing.T) {
+	sim := clock.NewSim(t0)
+	f := NewFake(sim, 2*time.Minute, 30*time.Second)
+	f.SetFaults([]Fault{
+		{Op: "on", Host: "h1", Slow: 3, Times: 1},
+		{Op: "on", Host: "h1", Fail: "BMC unreachable", Times: 1},
+		{Op: "off", Fail: "ssh: connection refused"},
+	})
+	ctx := context.Background()
+	boot := func(want time.Duration) error {
+		t.Helper()
+		f.SetOff("h1")
+		began := sim.Now()
+		ch := launch(func() error { return f.PowerOn(ctx, "h1") })
+		waitFor(t, "the boot to sleep", func() bool { return sim.Waiting() == 1 })
+		next, _ := sim.NextTimer()
+		if got := next.Sub(began); got != want {
+			t.Errorf("boot takes %s, want %s", got, want)
+		}
+		sim.Set(next)
+		return result(t, ch)
+	}
+	if err := boot(6 * time.Minute); err != nil || f.State("h1") != drivers.PowerOn {
+		t.Fatalf("slow boot: %v, %s", err, f.State("h1"))
+	}
+	if err := boot(2 * time.Minute); err == nil || !strings.Contains(err.Error(), "BMC unreachable") || f.State("h1") != drivers.PowerOff {
+		t.Fatalf("failing boot: %v, %s; want the fault's error, off", err, f.State("h1"))
+	}
+	if err := boot(2 * time.Minute); err != nil || f.State("h1") != drivers.PowerOn {
+		t.Fatalf("third boot: %v, %s", err, f.State("h1"))
+	}
+	ch := launch(func() error { return f.PowerOff(ctx, "h2") })
+	waitFor(t, "the shutdown to sleep", func() bool { return sim.Waiting() == 1 })
+	next, _ := sim.NextTimer()
+	sim.Set(next)
+	if err := result(t, ch); err == nil || !strings.Contains(err.Error(), "connection refused") || f.State("h2") != drivers.PowerOn {
+		t.Fatalf("failing switch-off: %v, %s; want the fault's error, on", err, f.State("h2"))
 	}
 }
