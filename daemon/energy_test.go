@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -380,5 +381,64 @@ func TestWaitHosts(t *testing.T) {
 	defer cancel()
 	if err := p.waitHosts(short, []string{"h0"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("with the context over: %v", err)
+	}
+}
+
+// TestEnergyPEMPConsolidates: PEMP in borad over two hosts of two cores.
+// External leases A (10 h) and B (1 h, migratable) run on h0 and h1, one
+// VM of one core each. A local reservation of one VM arrives: nothing
+// waits (V = 0, LR) and the hosts on are little used (C = (0.5*10 h +
+// 0.5*1 h) / (2*10 h) = 0.275: L 0.9, M 0.1), so f = (2*0.9 + 1.5*0.1) /
+// 1 = 1.95 and PEMP consolidates round(1*(1.95-1)) = 1 host (local need
+// 1 <= 2 on - 1). h0 is kept for the reservation (lowest ID it could
+// take); h1, with B, is emptied: B migrates to h0, into the core A leaves
+// free, and h1 is switched off through the fake power driver.
+func TestEnergyPEMPConsolidates(t *testing.T) {
+	c := energyConfig(t.TempDir(), 2)
+	for i := range c.Hosts {
+		c.Hosts[i].CPU, c.Hosts[i].Memory = 2, 2048
+	}
+	c.Energy.Policy = "pemp"
+	d := start(t, c)
+	ctx := context.Background()
+	submit := func(name, dur, class string, on string) api.Lease {
+		t.Helper()
+		other := map[string]string{"h0": "h1", "h1": "h0"}[on]
+		if _, err := d.HostAction(ctx, admin, other, "disable"); err != nil {
+			t.Fatal(err)
+		}
+		l, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: name, VMs: 1, Duration: dur, Class: class, Origin: "external"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l = waitFor(t, d, l.ID, "running", func(l api.Lease) bool { return l.State == "running" })
+		if _, err := d.HostAction(ctx, admin, other, "enable"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(l.Hosts, ",") != on {
+			t.Fatalf("%s runs on %v, want %s", name, l.Hosts, on)
+		}
+		return l
+	}
+	a := submit("A", "10h", "suspendable", "h0")
+	b := submit("B", "1h", "migratable", "h1")
+	at := d.Now().Add(2 * time.Hour).Truncate(time.Second)
+	ar, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "local", VMs: 1, Duration: "30m", Start: at.Format(time.RFC3339)})
+	if err != nil || ar.State != "scheduled" {
+		t.Fatalf("local reservation: %+v, %v", ar, err)
+	}
+	b = waitFor(t, d, b.ID, "migrated to h0", func(l api.Lease) bool {
+		return l.State == "running" && strings.Join(l.Hosts, ",") == "h0" && l.Migrations == 1
+	})
+	if last := events(b, "preempted"); len(last) == 0 || !strings.Contains(last[len(last)-1].Detail, "consolidation of host 1") {
+		t.Errorf("B's history does not name the consolidation: %s", states(b))
+	}
+	hs := waitHosts(t, d, "h1 off", func(hs []api.Host) bool { return hs[0].Power == "on" && hs[1].Power == "off" })
+	if got, want := fmt.Sprint(hs[0].Leases), fmt.Sprint([]uint64{a.ID, b.ID}); got != want {
+		t.Errorf("h0 holds leases %v, want A (%d) and B (%d)", hs[0].Leases, a.ID, b.ID)
+	}
+	ar = waitFor(t, d, ar.ID, "done", func(l api.Lease) bool { return l.State == "done" })
+	if !ar.Start.Equal(at) {
+		t.Errorf("the local reservation started at %v, want %v", ar.Start, at)
 	}
 }
