@@ -50,6 +50,9 @@ type powerMgr struct {
 	onFails  map[slottable.HostID]int        // boots failed in a row
 	onRetry  map[slottable.HostID]time.Time  // not switched on by the controller before
 
+	loads  map[string]float64 // the CPU load the meter has for each host
+	loadAt time.Time          // when the loads were last looked at
+
 	mu      sync.Mutex       // guards what the driver calls' goroutines and the executor share:
 	results []switchResult   // outcomes not yet applied
 	gates   map[string]*gate // hosts booting: the executor waits for them
@@ -95,7 +98,8 @@ func newPowerMgr(d *Daemon) (*powerMgr, error) {
 	p := &powerMgr{d: d, alpha: c.Energy.WaitingFactor, base: map[string]float64{}, planned: map[slottable.HostID]time.Time{},
 		now: now, inflight: map[slottable.HostID]*switching{}, late: map[slottable.HostID]time.Time{},
 		offFails: map[slottable.HostID]int{}, offRetry: map[slottable.HostID]time.Time{},
-		onFails: map[slottable.HostID]int{}, onRetry: map[slottable.HostID]time.Time{}, gates: map[string]*gate{}}
+		onFails: map[slottable.HostID]int{}, onRetry: map[slottable.HostID]time.Time{}, gates: map[string]*gate{},
+		loads: map[string]float64{}}
 	var err error
 	if p.drv, err = buildPowerDriver(d, boot, shutdown); err != nil {
 		return nil, err
@@ -338,6 +342,33 @@ func (p *powerMgr) drive(h slottable.HostID, on bool) {
 		close(sw.done)
 		p.d.post(func(t *tx) { p.drain(t) })
 	}()
+}
+
+// meterLoads gives the meter each host's CPU load, the fraction of its
+// CPU that leases hold now (a switched-on host draws idle watts plus that
+// fraction of busy minus idle). Loads change when reservations begin or
+// end, which the scheduler acts on: it runs after passes with actions,
+// and at least once a minute.
+func (p *powerMgr) meterLoads(now time.Time, acted bool) {
+	if !acted && now.Sub(p.loadAt) < time.Minute {
+		return
+	}
+	p.loadAt = now
+	for i, h := range p.d.hosts {
+		if h.CPU <= 0 {
+			continue
+		}
+		frac := float64(p.d.leaseUse(slottable.HostID(i), now)[slottable.CPU]) / float64(h.CPU)
+		frac = min(max(frac, 0), 1)
+		if old, ok := p.loads[h.Name]; ok && old == frac {
+			continue
+		}
+		if err := p.meter.SetLoad(now, h.Name, frac); err != nil {
+			continue // not metered (yet)
+		}
+		p.loads[h.Name] = frac
+		p.cached = nil
+	}
 }
 
 // drain applies the driver calls' outcomes that came in.

@@ -442,3 +442,29 @@ func TestEnergyPEMPConsolidates(t *testing.T) {
 		t.Errorf("the local reservation started at %v, want %v", ar.Start, at)
 	}
 }
+
+// TestEnergyBusyWatts: hosts draw 100 W idle and 200 W fully busy. A
+// lease of one VM of one core (all of h0's CPU) runs 30 minutes on h0;
+// h1 stays idle. Over the same time h0 drew 100 W x 30 min = 0.05 kWh
+// more than h1.
+func TestEnergyBusyWatts(t *testing.T) {
+	c := testConfig(t.TempDir(), 2)
+	c.Energy.IdleWatts, c.Energy.BusyWatts = 100, 200
+	d := start(t, c)
+	ctx := context.Background()
+	l, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "busy", VMs: 1, Duration: "30m", Origin: "external"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = waitFor(t, d, l.ID, "done", func(l api.Lease) bool { return l.State == "done" })
+	if l.End.Sub(*l.Start) != 30*time.Minute || strings.Join(l.Hosts, ",") != "h0" {
+		t.Fatalf("lease ran %v on %v, want 30m on h0", l.End.Sub(*l.Start), l.Hosts)
+	}
+	hs, err := d.ListHosts(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := hs[0].EnergyKWh - hs[1].EnergyKWh; math.Abs(diff-0.05) > 1e-9 {
+		t.Errorf("h0 drew %.6f kWh more than h1, want 0.05 (h0 %.6f, h1 %.6f)", diff, hs[0].EnergyKWh, hs[1].EnergyKWh)
+	}
+}
