@@ -383,13 +383,14 @@ func (p *powerMgr) drain(t *tx) {
 	}
 }
 
-// apply applies a driver call's outcome at t.now. A boot done ends the
-// host's boot in the plan now (BootDone). A boot that failed leaves the
-// host off and down, its queued leases planned elsewhere (BootFailed). A
-// switch-off that failed leaves the host on and open (OffFailed); it is
-// not switched off again before a wait that doubles with each failure in
-// a row (from energy.grace, up to an hour). An outcome overtaken by a
-// later call for the same host only ends its gate.
+// apply applies a driver call's outcome at t.now. A boot found late
+// ends in the plan when it is done (BootDone). A boot that failed leaves
+// the host off, its queued leases planned elsewhere (BootFailed), and the
+// controller does not switch it on again before a wait that doubles with
+// each failure in a row (from energy.grace, up to an hour). A switch-off
+// that failed leaves the host on and open (OffFailed), with the same
+// wait before the next. An outcome overtaken by a later call for the
+// same host only ends its gate.
 func (p *powerMgr) apply(t *tx, r switchResult) {
 	host := p.d.hosts[r.h]
 	log := p.d.log.WithField("host", host.Name).WithField("component", "power")
@@ -408,13 +409,17 @@ func (p *powerMgr) apply(t *tx, r switchResult) {
 		delete(p.onFails, r.h)
 		delete(p.onRetry, r.h)
 		if planned, ok := p.late[r.h]; ok {
+			// Taken for on from now rather than at the end of its last
+			// delay. A boot done early is not: the plan keeps the
+			// configured boot time (a wake-on-LAN command returns
+			// before the host is up).
 			log.WithField("late", now.Sub(planned).String()).Warn("host on, later than planned")
 			delete(p.late, r.h)
+			if err := p.d.sched.BootDone(now, r.h); err != nil {
+				log.WithError(err).Warn("scheduler: boot done")
+			}
 		} else {
 			log.Info("host on")
-		}
-		if err := p.d.sched.BootDone(now, r.h); err != nil {
-			log.WithError(err).Warn("scheduler: boot done")
 		}
 		p.closeGate(host.Name, nil)
 	case r.on:
