@@ -115,6 +115,10 @@ type Host struct {
 	UsedMemory int64    `json:"used_memory"`
 	Leases     []uint64 `json:"leases,omitempty"` // holding reservations now
 	EnergyKWh  float64  `json:"energy_kwh"`
+	// PowerError is the power driver's last failure to switch the host
+	// (with when, and until when energy management leaves it alone);
+	// empty once a switch works.
+	PowerError string `json:"power_error,omitempty"`
 }
 
 // Interval is one reservation in the schedule.

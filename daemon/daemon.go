@@ -93,6 +93,9 @@ type host struct {
 	// IdleSince is when the host, on, last held a reservation or came on:
 	// the energy controller's grace period counts from there.
 	IdleSince time.Time `json:"idle_since,omitzero"`
+	// PowerError is the power driver's last failure to switch the host,
+	// until a switch works.
+	PowerError string `json:"power_error,omitempty"`
 }
 
 // New opens the store, builds the clock and the driver, and restores the

@@ -403,6 +403,7 @@ func (p *powerMgr) apply(t *tx, r switchResult) {
 	delete(p.inflight, r.h)
 	t.mutated = true
 	now := t.now
+	host.PowerError = ""
 	switch {
 	case r.on && r.err == nil:
 		p.walk(now, host, energy.On)
@@ -427,6 +428,7 @@ func (p *powerMgr) apply(t *tx, r switchResult) {
 		p.walk(now, host, energy.Off)
 		wait := p.backoff(r.h, p.onFails, p.onRetry)
 		log.WithError(r.err).WithField("retry_in", wait.String()).Error("switching on failed: the host is off")
+		host.PowerError = powerError(now, "on", r.err, wait)
 		err := p.d.sched.BootFailed(now, r.h)
 		if errors.Is(err, scheduler.ErrHostBusy) {
 			// What could not move elsewhere (an advance reservation)
@@ -452,12 +454,19 @@ func (p *powerMgr) apply(t *tx, r switchResult) {
 	default:
 		wait := p.backoff(r.h, p.offFails, p.offRetry)
 		log.WithError(r.err).WithField("retry_in", wait.String()).Error("switching off failed: the host stays on")
+		host.PowerError = powerError(now, "off", r.err, wait)
 		p.walk(now, host, energy.On)
 		if err := p.d.sched.OffFailed(now, r.h); err != nil {
 			log.WithError(err).Warn("scheduler: switch-off failed")
 		}
 		p.d.m.powerFailures.WithLabelValues("off").Inc()
 	}
+}
+
+// powerError is what a host shows of a failure to switch it.
+func powerError(now time.Time, to string, err error, wait time.Duration) string {
+	return fmt.Sprintf("%s: switching %s failed: %v (energy management leaves the host alone until %s)",
+		now.UTC().Format(time.RFC3339), to, err, now.Add(wait).UTC().Format(time.RFC3339))
 }
 
 // backoff counts a failure to switch host h (in fails) and sets, in

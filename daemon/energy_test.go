@@ -254,7 +254,10 @@ func TestEnergyBootFails(t *testing.T) {
 			t.Fatal("the failed boot was never counted")
 		}
 	}
-	waitHosts(t, d, "h1 off", func(hs []api.Host) bool { return hs[1].Power == "off" })
+	hs := waitHosts(t, d, "h1 off", func(hs []api.Host) bool { return hs[1].Power == "off" })
+	if e := hs[1].PowerError; !strings.Contains(e, "switching on failed") || !strings.Contains(e, "BMC unreachable") {
+		t.Errorf("h1's power error %q, want the failed boot", e)
+	}
 	l, err := d.GetLease(ctx, admin, l.ID)
 	if err != nil || l.State != "queued" || len(events(l, "host-boot-late")) == 0 {
 		t.Fatalf("after the failed boot: %s, %v; want queued, moved", states(l), err)
@@ -266,6 +269,9 @@ func TestEnergyBootFails(t *testing.T) {
 	l = waitFor(t, d, l.ID, "running", func(l api.Lease) bool { return l.State == "running" })
 	if l.Start == nil || l.Start.Before(again.Add(2*time.Minute)) {
 		t.Errorf("lease started at %v, want at least 2m after the second switch-on at %v", l.Start, again)
+	}
+	if h, err := d.GetHost(ctx, admin, "h1"); err != nil || h.PowerError != "" {
+		t.Errorf("h1 after a boot that worked: %+v, %v; want no power error", h, err)
 	}
 }
 

@@ -98,6 +98,9 @@ func showHost(w io.Writer, h api.Host) error {
 	kv("Memory", fmt.Sprintf("%s, %s used (%s)", memory(h.Memory), memory(h.UsedMemory), percent(float64(h.UsedMemory), float64(h.Memory))))
 	kv("Leases", list(leaseIDs(h.Leases), 20))
 	kv("Energy", fmt.Sprintf("%.3f kWh", h.EnergyKWh))
+	if h.PowerError != "" {
+		kv("Power error", h.PowerError)
+	}
 	return tw.Flush()
 }
 
