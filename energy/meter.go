@@ -2,7 +2,9 @@ package energy
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -193,7 +195,10 @@ func (m *Meter) Energy(now time.Time) (total float64, perHost map[string]float64
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	perHost = make(map[string]float64, len(m.hosts))
-	for name, h := range m.hosts {
+	// Summed in the order of the names: a float sum in map order would
+	// differ in its last digits from run to run.
+	for _, name := range slices.Sorted(maps.Keys(m.hosts)) {
+		h := m.hosts[name]
 		j := h.joules
 		if dt := now.Sub(h.since).Seconds(); dt > 0 {
 			j += h.watts(m.model) * dt

@@ -107,6 +107,9 @@ type Lease struct {
 	// the reservations of a deadline-bound lease's restart that ends by
 	// its deadline (deadline.go); they are not part of its plan.
 	promise []slottable.ResID
+	// fit remembers its last earliest-fit search, so that planning it again
+	// searches only where capacity was freed since (slottable.FitMemo).
+	fit slottable.FitMemo
 }
 
 // PendingPreemption is a preemption decided for a running lease whose

@@ -67,6 +67,7 @@ func New(cfg Config, table *slottable.Table, epoch time.Time, log *logrus.Entry)
 		log = logrus.NewEntry(l)
 	}
 	table.SetChecking(cfg.CheckInvariants)
+	table.TrackFreed(true) // for the leases' fit memos (find)
 	return &Scheduler{
 		cfg: cfg, table: table, epoch: epoch, mapper: mappers[cfg.Mapper],
 		log:    log.WithField("component", "scheduler"),
@@ -165,11 +166,18 @@ func (s *Scheduler) run(now time.Time) {
 		}
 		if s.dirty && s.onTick(now) {
 			s.dirty = false
+			mark := s.table.FreedMark()
 			s.replan(now)
+			// The leases planned by this replan made their memos after
+			// mark: the history before it helps no one any more.
+			s.table.ForgetFreed(mark)
 		}
 		if len(s.wake) == 0 || s.wake[0].at.After(now) {
 			break
 		}
+	}
+	if len(s.queue) == 0 {
+		s.table.ForgetFreed(s.table.FreedMark()) // no memo to help
 	}
 	s.check()
 }

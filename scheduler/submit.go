@@ -217,6 +217,13 @@ func (s *Scheduler) replanPass(now time.Time) {
 		if l.entered || !l.queued {
 			continue
 		}
+		if s.keepPlan(l, now) { // the plan it would get again is the one it has
+			s.checkDeadline(l, now)
+			if l.PlannedStart().After(now) {
+				held++
+			}
+			continue
+		}
 		old := s.takePlan(l)
 		var was time.Time
 		if old != nil {

@@ -64,6 +64,10 @@ type Query struct {
 	// Ignore, when not nil, treats the reservations it reports true for as
 	// absent (used to ask "would it fit if these were preempted?").
 	Ignore func(Reservation) bool
+	// ignoreOn, when not nil, lists (sorted) the only hosts holding
+	// reservations Ignore reports true for: elsewhere it is not asked
+	// (freed.go).
+	ignoreOn []HostID
 }
 
 // HostCount says how many VMs of the queried size fit on a host over the

@@ -11,6 +11,9 @@ func (t *Table) SetClosed(h HostID, closed bool) error {
 	for len(t.closed) <= int(h) {
 		t.closed = append(t.closed, false)
 	}
+	if t.closed[h] && !closed {
+		t.logFreed(0, h, negInf, posInf, nil, false) // opened: capacity everywhere
+	}
 	t.closed[h] = closed
 	return nil
 }

@@ -47,7 +47,10 @@ func (t *Table) EarliestFit(q Query) (Fit, bool) {
 		win: make([]window, 0, 2*len(hosts)), ev: make([]winEvent, 0, 4*len(hosts))}
 	last, any := t.ms.last()
 	for width := 2 * s.d; ; width = grow(width) {
-		horizon := addSat(addSat(from, s.d), width)
+		// No start after until is wanted, and a start t needs the profile
+		// only up to t+d: walking past until+d cannot change the answer
+		// (the windows closed at the horizon are exact up to horizon-d).
+		horizon := min(addSat(addSat(from, s.d), width), addSat(until, s.d))
 		final := !any || horizon > last || horizon == posInf
 		if final {
 			horizon = posInf
@@ -142,7 +145,11 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 		s.win = append(s.win, window{host: h, s: s.from, e: posInf, w: n})
 		return
 	}
-	s.w.init(t, h, s.from, horizon, s.q.Ignore)
+	ignore := s.q.Ignore
+	if _, on := slices.BinarySearch(s.q.ignoreOn, h); s.q.ignoreOn != nil && !on {
+		ignore = nil // it reports no reservation of this host
+	}
+	s.w.init(t, h, s.from, horizon, ignore)
 	cur := fitCount(capy, s.w.usage, per, n)
 	s.lv = s.lv[:0]
 	if cur > 0 {

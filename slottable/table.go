@@ -28,7 +28,8 @@ type Table struct {
 
 	nextID   ResID
 	checking bool
-	closed   []bool // per host: no new placements (disabled, or switched off)
+	closed   []bool   // per host: no new placements (disabled, or switched off)
+	freed    freedLog // history of freed capacity, for FitMemo (freed.go)
 }
 
 // New returns an empty table whose resource dimensions are "cpu",
@@ -82,6 +83,7 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	t.hosts = append(t.hosts, Host{ID: id, Name: name, Capacity: slices.Clone(capacity)})
 	t.cpRoot = append(t.cpRoot, nilNode)
 	t.itRoot = append(t.itRoot, nilNode)
+	t.logFreed(0, id, negInf, posInf, nil, false) // a new host: capacity everywhere
 	return id, nil
 }
 
@@ -145,6 +147,7 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.applyDelta(r.Host, e, r.Res, -1)
 	t.byID[r.ID] = slot
 	t.lease[r.Lease] = append(t.lease[r.Lease], r.ID)
+	t.readded(&r, s, e)
 	return r.ID, nil
 }
 
@@ -195,6 +198,9 @@ func (t *Table) Remove(id ResID) error {
 	nd := t.it.nodes[slot]
 	t.applyDelta(r.Host, nd.start, r.Res, -1)
 	t.applyDelta(r.Host, nd.end, r.Res, +1)
+	if !allZero(r.Res) {
+		t.logFreed(r.Lease, r.Host, nd.start, nd.end, r.Res, true)
+	}
 	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
 	t.it.nodes[slot] = iNode{l: nilNode, r: nilNode}
 	t.rs[slot] = Reservation{}
@@ -211,6 +217,30 @@ func (t *Table) Remove(id ResID) error {
 		t.lease[r.Lease] = ids
 	}
 	return nil
+}
+
+// Renumber gives reservation id the ID that removing it and adding it
+// again would give it, and returns that ID; nothing else changes (usage,
+// interval and resources stay). It returns ErrUnknownReservation if id is
+// not in the table. Cost: O(log n).
+func (t *Table) Renumber(id ResID) (ResID, error) {
+	slot, ok := t.byID[id]
+	if !ok {
+		return 0, fmt.Errorf("%w: %d", ErrUnknownReservation, id)
+	}
+	r := &t.rs[slot]
+	// The interval treap is keyed by (start, ID): take the node out
+	// before its key changes.
+	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
+	t.nextID++
+	r.ID = t.nextID
+	t.it.nodes[slot].id = r.ID
+	t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
+	delete(t.byID, id)
+	t.byID[r.ID] = slot
+	ids := t.lease[r.Lease]
+	ids[slices.Index(ids, id)] = r.ID
+	return r.ID, nil
 }
 
 // SetEnd moves a reservation's end, shortening or lengthening it. It
@@ -236,6 +266,9 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 	}
 	t.applyDelta(r.Host, nd.end, r.Res, +1)
 	t.applyDelta(r.Host, e, r.Res, -1)
+	if e < nd.end && !allZero(r.Res) {
+		t.logFreed(r.Lease, r.Host, e, nd.end, r.Res, false)
+	}
 	t.it.setEnd(t.itRoot[r.Host], slot, e)
 	t.rs[slot].End = end
 	return nil
@@ -302,6 +335,9 @@ func (t *Table) Clone() *Table {
 		nextID:   t.nextID,
 		checking: t.checking,
 		closed:   slices.Clone(t.closed),
+		// The copy keeps no history of freed capacity: a memo made on
+		// either table never helps on the other.
+		freed: freedLog{base: t.freed.next, next: t.freed.next},
 	}
 	for i, h := range t.hosts {
 		h.Capacity = slices.Clone(h.Capacity)

@@ -1,0 +1,146 @@
+package scheduler
+
+import (
+	"time"
+
+	"github.com/bora-sched/bora/scheduler/preempt"
+	"github.com/bora-sched/bora/slottable"
+)
+
+// keepPlan is replanPass's shortcut for a queued lease whose plan would
+// come out the same. replanPass takes the plan (removing its
+// reservations), plans the lease again and, most of the time after an
+// early end, reserves exactly what it removed. keepPlan asks the slot
+// table the same question with the lease's reservations left out
+// (EarliestFitWithout: the table as takePlan would leave it), chooses the
+// hosts as find would, and when the plan that build would lay out is the
+// one the lease has, keeps its reservations and only gives them the IDs
+// that removing and adding them again would (Renumber). It reports
+// whether it did; otherwise nothing has changed (but the lease's fit
+// memo, which stays true) and the caller plans the lease the usual way.
+//
+// It applies only where planQueued would do nothing but find, options,
+// the mapper and build: no promise, pending preemption, saved images,
+// admin migration or deadline, a plan from its first phase not ending in
+// a suspension, and, when the start is later than the earliest allowed,
+// no preemption (a local lease under a preempting policy) and no short
+// run to try.
+func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
+	if l.State != Scheduled || l.entered || l.cur != 0 || len(l.plan) == 0 || l.promise != nil ||
+		l.pending != nil || l.preemptPending || l.saved || len(l.avoid) > 0 || deadlineBound(l) ||
+		l.after != afterDone {
+		return false
+	}
+	sp, total := s.steps(l)
+	from := s.earliest(now)
+	if l.Ready.After(from) {
+		from = l.Ready
+	}
+	was := l.plan[0].start
+	if was.Before(from) {
+		return false
+	}
+	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: total, From: from}
+	fit, ok := s.table.EarliestFitWithout(q, uint64(l.ID), &l.fit)
+	if !ok || !fit.Start.Equal(was) {
+		return false
+	}
+	if fit.Start.After(from) && (l.Req.Origin == Local && s.cfg.Policy != preempt.NOP ||
+		s.cfg.ThresholdFactor > 0 && l.Preemptable() && s.suspendable(l)) {
+		return false
+	}
+	hosts := s.mapper(s.optionsWithout(l, fit), l.Req.VMs)
+	if !s.samePlan(l, fit.Start, hosts, sp) {
+		return false
+	}
+	// Each phase's reservation on each host, checked before anything
+	// changes, so that Renumber below cannot fail.
+	olds := make([]map[slottable.HostID]slottable.ResID, len(l.plan))
+	for i, ph := range l.plan {
+		olds[i] = map[slottable.HostID]slottable.ResID{}
+		for j, h := range distinctHosts(ph.hosts) {
+			if _, ok := s.table.Get(ph.res[j]); !ok {
+				return false
+			}
+			olds[i][h] = ph.res[j]
+		}
+	}
+	// What takePlan and build would do to the lease, but the reservations.
+	l.gen += 2
+	for i := range l.plan {
+		ph := &l.plan[i]
+		ph.hosts, ph.res = hosts, ph.res[:0]
+		for _, h := range distinctHosts(hosts) { // reserve's order
+			id, err := s.table.Renumber(olds[i][h])
+			if err != nil {
+				id = olds[i][h] // checked above: cannot happen
+			}
+			ph.res = append(ph.res, id)
+		}
+	}
+	s.push(l, l.plan[0].start)
+	return true
+}
+
+// optionsWithout is options (restrict false) for a fit at the start of l's
+// plan, on the table without l's reservations: a host is busy if it holds
+// other CPU at the start than the first phase of l's plan.
+func (s *Scheduler) optionsWithout(l *Lease, fit slottable.Fit) []HostOption {
+	mine := hostsOf(l.plan[0].hosts)
+	opts := make([]HostOption, 0, len(fit.Counts))
+	for _, c := range fit.Counts {
+		if c.Count <= 0 {
+			continue
+		}
+		used := s.table.Used(c.Host, fit.Start, fit.Start.Add(time.Nanosecond))[slottable.CPU]
+		busy := used-l.Req.CPU*int64(mine[c.Host]) > 0
+		opts = append(opts, HostOption{Host: c.Host, Count: c.Count, Busy: busy})
+	}
+	return opts
+}
+
+// samePlan reports whether build(l, placement{start, hosts}, sp) would lay
+// out l's plan as it is: the same phases over the same intervals, with as
+// many VMs on each host.
+func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID, sp []stepSpec) bool {
+	i, t := 0, start
+	now := hostsOf(hosts)
+	for _, st := range sp {
+		if st.d <= 0 {
+			continue // build leaves it out (a migrate step needs saved images: not here)
+		}
+		if i == len(l.plan) {
+			return false
+		}
+		p := l.plan[i]
+		if p.kind != st.kind || !p.start.Equal(t) || !p.end.Equal(t.Add(st.d)) || len(p.res) != len(now) {
+			return false
+		}
+		prev := hostsOf(p.hosts)
+		if len(prev) != len(now) {
+			return false
+		}
+		for h, n := range now {
+			if prev[h] != n {
+				return false
+			}
+		}
+		t = p.end
+		i++
+	}
+	return i == len(l.plan)
+}
+
+// distinctHosts lists hosts without repeats, in order of first appearance
+// (the order in which reserve adds a phase's reservations).
+func distinctHosts(hosts []slottable.HostID) []slottable.HostID {
+	var out []slottable.HostID
+	seen := map[slottable.HostID]bool{}
+	for _, h := range hosts {
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}

@@ -1,0 +1,414 @@
+package slottable
+
+import (
+	"slices"
+	"time"
+)
+
+// The history of freed capacity lets an EarliestFit asked again later
+// (the scheduler plans its queue again after every early end) skip the
+// start times an earlier answer proved empty. Usage only ever goes down
+// where a reservation is removed or shortened, or where a closed host is
+// opened; everywhere else the profile is at least what it was, so a start
+// that did not fit then does not fit now. The table logs those intervals
+// (when TrackFreed is on), and FitMemo uses them.
+
+// freedEntry is an interval where host's usage went down by res (or, with
+// res nil, where the host was opened or added: any capacity).
+type freedEntry struct {
+	seq   uint64
+	lease uint64
+	host  HostID
+	s, e  int64
+	res   Resources
+	void  bool // cancelled: the same reservation was added again since
+}
+
+// freedKey finds the entry of a removed reservation when the same
+// reservation is added again.
+type freedKey struct {
+	lease uint64
+	host  HostID
+	s, e  int64
+}
+
+// freedLog is the table's history of freed intervals, in sequence order:
+// every interval freed with a sequence number from base on, except those
+// cancelled since (which are dropped when convenient).
+type freedLog struct {
+	on    bool
+	base  uint64 // the history before it is forgotten
+	next  uint64 // the next sequence number
+	ents  []freedEntry
+	live  int                 // entries not void
+	byKey map[freedKey]uint64 // latest removal entry with that key
+}
+
+// maxFreed bounds the history: past it, it is forgotten (the memos that
+// needed it make a full search instead).
+const maxFreed = 1 << 18
+
+// TrackFreed turns the history of freed capacity on or off (it is off in
+// a new table and in a clone). While it is off, FitMemo never helps.
+func (t *Table) TrackFreed(on bool) {
+	t.freed.on = on
+	t.ForgetFreed(t.freed.next)
+}
+
+// ForgetFreed drops the history before mark (a value of FreedMark): memos
+// made before it no longer help.
+func (t *Table) ForgetFreed(mark uint64) {
+	f := &t.freed
+	if mark <= f.base {
+		return
+	}
+	n := f.index(mark)
+	for _, e := range f.ents[:n] {
+		k := freedKey{e.lease, e.host, e.s, e.e}
+		if seq, ok := f.byKey[k]; ok && seq < mark {
+			delete(f.byKey, k)
+		}
+		if !e.void {
+			f.live--
+		}
+	}
+	f.ents = slices.Delete(f.ents, 0, n)
+	f.base = mark
+}
+
+// index is the position of the first entry with a sequence number >= seq.
+func (f *freedLog) index(seq uint64) int {
+	i, _ := slices.BinarySearchFunc(f.ents, seq, func(e freedEntry, s uint64) int {
+		switch {
+		case e.seq < s:
+			return -1
+		case e.seq > s:
+			return 1
+		}
+		return 0
+	})
+	return i
+}
+
+// FreedMark is the sequence number the next freed interval gets.
+func (t *Table) FreedMark() uint64 { return t.freed.next }
+
+// logFreed records that host h's usage went down by res over [s, e)
+// because a reservation of lease was removed (removed) or shortened.
+func (t *Table) logFreed(lease uint64, h HostID, s, e int64, res Resources, removed bool) {
+	f := &t.freed
+	if !f.on {
+		return
+	}
+	if len(f.ents) >= maxFreed {
+		f.compact()
+		if len(f.ents) >= maxFreed {
+			t.ForgetFreed(f.next)
+		}
+	}
+	if removed {
+		if f.byKey == nil {
+			f.byKey = make(map[freedKey]uint64)
+		}
+		f.byKey[freedKey{lease, h, s, e}] = f.next
+	}
+	f.ents = append(f.ents, freedEntry{seq: f.next, lease: lease, host: h, s: s, e: e, res: res})
+	f.next++
+	f.live++
+}
+
+// compact drops the void entries.
+func (f *freedLog) compact() {
+	f.ents = slices.DeleteFunc(f.ents, func(e freedEntry) bool { return e.void })
+}
+
+// readded cancels the history's entry of a removed reservation when an
+// identical one (same lease, host, interval and resources) is added: for
+// every mark before the removal the two together change nothing, and
+// marks after it do not see the removal.
+func (t *Table) readded(r *Reservation, s, e int64) {
+	f := &t.freed
+	if !f.on || len(f.byKey) == 0 {
+		return
+	}
+	k := freedKey{r.Lease, r.Host, s, e}
+	seq, ok := f.byKey[k]
+	if !ok {
+		return
+	}
+	delete(f.byKey, k)
+	i := f.index(seq)
+	if i == len(f.ents) || f.ents[i].seq != seq || !slices.Equal(f.ents[i].res, r.Res) {
+		return
+	}
+	f.ents[i].void = true
+	f.live--
+	for k := len(f.ents); k > 0 && f.ents[k-1].void; k-- {
+		f.ents = f.ents[:k-1]
+	}
+	if len(f.ents) > 2*f.live+1024 {
+		f.compact()
+	}
+}
+
+// FitMemo remembers, for one lease's EarliestFit queries, the answer of
+// the last one: on the table as it was at mark, with no reservation of the
+// lease in it, the first fit at or after from was at start. The zero
+// value remembers nothing.
+type FitMemo struct {
+	log         *freedLog
+	mark        uint64
+	n           int
+	per         Resources
+	d           int64
+	from, start int64
+}
+
+// EarliestFitMemo answers q exactly as EarliestFit does, for a query on
+// behalf of lease (which must hold no reservation in the table: otherwise
+// it is EarliestFit), using and updating m. When m holds an answer to the
+// same question (same N, Per, Duration, no Hosts, Ignore or Until, a From
+// no earlier) it searches only the start times where capacity freed
+// since, by other leases, could make a new fit (those whose interval
+// overlaps a freed one), and then from the remembered start on: every
+// other start before it did not fit then, and usage there is at least
+// what it was, so it does not fit now. A memo is about the table without
+// the lease's reservations, so the lease's own changes do not count.
+func (t *Table) EarliestFitMemo(q Query, lease uint64, m *FitMemo) (Fit, bool) {
+	if len(t.lease[lease]) > 0 {
+		return t.EarliestFit(q)
+	}
+	return t.earliestFitMemo(q, lease, m, false)
+}
+
+// EarliestFitWithout is EarliestFitMemo on the table without lease's
+// reservations: EarliestFit(q) with an Ignore that leaves them out
+// (q.Ignore must be nil).
+func (t *Table) EarliestFitWithout(q Query, lease uint64, m *FitMemo) (Fit, bool) {
+	own := len(t.lease[lease]) > 0
+	if own {
+		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
+		for _, id := range t.lease[lease] {
+			q.ignoreOn = append(q.ignoreOn, t.rs[t.byID[id]].Host)
+		}
+		slices.Sort(q.ignoreOn)
+		q.ignoreOn = slices.Compact(q.ignoreOn)
+	}
+	return t.earliestFitMemo(q, lease, m, own)
+}
+
+// earliestFitMemo is EarliestFitMemo; own says that q.Ignore leaves out
+// lease's reservations (and nothing else).
+func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fit, bool) {
+	from := toNS(q.From)
+	usable := t.freed.on && q.Hosts == nil && (own || q.Ignore == nil) && q.Until.IsZero() && q.N > 0 &&
+		from != negInf && from != posInf
+	if !usable {
+		return t.EarliestFit(q)
+	}
+	d := max(int64(q.Duration), 1)
+	mark := t.freed.next
+	var fit Fit
+	var ok bool
+	if m.log == &t.freed && m.mark >= t.freed.base && m.n == q.N && m.d == d &&
+		slices.Equal(m.per, q.Per) && from >= m.from && from <= m.start {
+		fit, ok = t.fitAfterMemo(q, lease, m, from, d, own)
+	} else {
+		fit, ok = t.EarliestFit(q)
+	}
+	if !ok {
+		*m = FitMemo{}
+		return fit, false
+	}
+	*m = FitMemo{log: &t.freed, mark: mark, n: q.N, per: slices.Clone(q.Per), d: d,
+		from: from, start: toNS(fit.Start)}
+	return fit, true
+}
+
+// fitAfterMemo is EarliestFitMemo's search with a usable memo: first the
+// starts in [from, m.start) that a freed interval could have opened, then
+// from m.start on, which is most often the answer.
+func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, own bool) (Fit, bool) {
+	cs := t.freedStarts(q, lease, m.mark, from, m.start-1, d)
+	for _, c := range cs {
+		qa := q
+		qa.From, qa.Until = t.memoTime(q.From, from, c[0]), t.memoTime(q.From, from, c[1])
+		if fit, ok := t.EarliestFit(qa); ok {
+			return fit, true
+		}
+	}
+	qb := q
+	qb.From = t.memoTime(q.From, from, m.start)
+	if fit, ok := t.fitAt(qb, m.start, d, lease, own); ok {
+		return fit, true
+	}
+	return t.EarliestFit(qb)
+}
+
+// memoTime is the time ns in the location of q.From, or q.From itself
+// when ns is its instant, so that a Fit starting there is the value
+// EarliestFit(q) gives.
+func (t *Table) memoTime(qFrom time.Time, from, ns int64) time.Time {
+	if ns == from {
+		return qFrom
+	}
+	return fromNS(ns, qFrom.Location())
+}
+
+// fitAt is EarliestFit(q)'s answer when it is q.From (instant at, Hosts
+// nil): the count of every open host over [at, at+d), as FitCount gives
+// it, capped at q.N; false when they add up to less than q.N. With own,
+// q.Ignore leaves out lease's reservations: the hosts holding one are
+// walked with it, the others read off their profile.
+func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) {
+	var mine map[HostID][]int32 // the lease's reservations, by host
+	if own {
+		mine = map[HostID][]int32{}
+		for _, id := range t.lease[lease] {
+			s := t.byID[id]
+			mine[t.rs[s].Host] = append(mine[t.rs[s].Host], s)
+		}
+	}
+	used := make([]int64, t.Dims())
+	end := addSat(at, d)
+	total := 0
+	var counts []HostCount
+	for i := range t.hosts {
+		h := HostID(i)
+		if t.Closed(h) {
+			continue
+		}
+		if slots := mine[h]; len(slots) > 0 {
+			t.usedWithout(h, at, end, slots, q.Ignore, used)
+		} else {
+			t.cp.maxUsage(t.cpRoot[h], at, end, used)
+		}
+		if c := fitCount(t.hosts[h].Capacity, used, q.Per, q.N); c > 0 {
+			counts = append(counts, HostCount{Host: h, Count: c})
+			total += c
+		}
+	}
+	if total < q.N {
+		return Fit{}, false
+	}
+	return Fit{Start: q.From, Counts: counts}, true
+}
+
+// usedWithout writes host h's maximum usage over [f, e) without the
+// lease's reservations there (slots) to out. When those hold the same
+// resources over the whole of [f, e) (a plan laid out there), that is the
+// maximum with them less theirs; otherwise the profile is walked with
+// ignore (which leaves them out).
+func (t *Table) usedWithout(h HostID, f, e int64, slots []int32, ignore func(Reservation) bool, out []int64) {
+	var res Resources
+	covered, ok := f, true
+	t.sortSlots(slots) // by start
+	for _, s := range slots {
+		nd := &t.it.nodes[s]
+		if nd.end <= f || nd.start >= e {
+			continue
+		}
+		if nd.start != covered || res != nil && !slices.Equal(res, t.rs[s].Res) {
+			ok = false
+			break
+		}
+		res, covered = t.rs[s].Res, nd.end
+	}
+	if !ok || covered < e || res == nil {
+		t.usedIgnoring(h, f, e, ignore, out)
+		return
+	}
+	t.cp.maxUsage(t.cpRoot[h], f, e, out)
+	for j, v := range res {
+		out[j] -= v
+	}
+}
+
+// maxFreedRanges bounds how many separate ranges fitAfterMemo searches;
+// the rest are searched as one.
+const maxFreedRanges = 4
+
+// freedStarts returns, in time order and disjoint, ranges [a, b] covering
+// every start t in [lo, hi] at which q may fit now though it did not at
+// mark. Such a fit needs a host that holds more of q's VMs over [t, t+d)
+// than it did, so one with an interval freed since mark (by a lease other
+// than lease) that overlaps [t, t+d), and that holds at least one VM over
+// [t, t+d) now.
+func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d int64) [][2]int64 {
+	if hi < lo {
+		return nil
+	}
+	// Per host, the hull of the starts its freed intervals touch.
+	type hostRange struct {
+		h    HostID
+		a, b int64
+	}
+	var cand []hostRange
+	var at []int32 // host -> 1 + its index in cand
+	for _, e := range t.freed.ents[t.freed.index(mark):] {
+		if e.void || e.lease == lease && e.res != nil || t.Closed(e.host) {
+			continue
+		}
+		// [e.s, e.e) overlaps [t, t+d) iff e.s-d < t < e.e.
+		a, b := lo, hi
+		if e.s != negInf && e.s > addSat(lo, d-1) {
+			a = e.s - d + 1
+		}
+		if e.e != posInf && e.e-1 < hi {
+			b = e.e - 1
+		}
+		if a > b {
+			continue
+		}
+		if at == nil {
+			at = make([]int32, len(t.hosts))
+		}
+		if i := at[e.host]; i > 0 {
+			cand[i-1].a, cand[i-1].b = min(cand[i-1].a, a), max(cand[i-1].b, b)
+			continue
+		}
+		cand = append(cand, hostRange{e.host, a, b})
+		at[e.host] = int32(len(cand))
+	}
+	if len(cand) == 0 {
+		return nil
+	}
+	sw := fitSweep{t: t, q: &q, d: d}
+	var out [][2]int64
+	for _, c := range cand {
+		sw.from, sw.win, sw.lv = c.a, sw.win[:0], sw.lv[:0]
+		sw.host(c.h, addSat(c.b, d), false)
+		for _, w := range sw.win {
+			if a, b := max(w.s, c.a), min(w.e, c.b); a <= b {
+				out = append(out, [2]int64{a, b})
+			}
+		}
+	}
+	return mergeRanges(out)
+}
+
+// mergeRanges sorts ranges and merges the overlapping or adjacent ones;
+// past maxFreedRanges, the rest become one.
+func mergeRanges(out [][2]int64) [][2]int64 {
+	slices.SortFunc(out, func(x, y [2]int64) int { return cmpInt64(x[0], y[0]) })
+	k := 0
+	for _, r := range out {
+		if k > 0 && (r[0] <= out[k-1][1]+1 || k == maxFreedRanges) {
+			out[k-1][1] = max(out[k-1][1], r[1])
+			continue
+		}
+		out[k] = r
+		k++
+	}
+	return out[:k]
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

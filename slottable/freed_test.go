@@ -1,0 +1,230 @@
+package slottable
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestEarliestFitMemo checks, over random operation sequences, that
+// EarliestFitMemo gives exactly EarliestFit's answer (start, its location,
+// counts) for a few queued "leases" asked again and again with a From
+// that only moves forward, while other leases' reservations are added,
+// removed (and sometimes added back identical), shortened and lengthened,
+// hosts are closed and opened, the asking lease reserves its answer and
+// drops it again, and the history is forgotten now and then.
+func TestEarliestFitMemo(t *testing.T) {
+	for _, seed := range seedsFor(t) {
+		t.Logf("seed %d", seed)
+		r := rand.New(rand.NewPCG(seed, seed^0x51ed))
+		g := gen{r: r, dims: 2, n: 2 + int(seed%4), unit: units[seed%5%2]}
+		tab := New()
+		for _, c := range g.caps() {
+			if _, err := tab.AddHost("h", c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tab.TrackFreed(true)
+		type asker struct {
+			id   uint64
+			q    Query
+			memo FitMemo
+			held []ResID
+		}
+		var askers []*asker
+		for i := range 3 {
+			askers = append(askers, &asker{id: uint64(100 + i), q: Query{
+				N: 1 + r.IntN(4), Per: Resources{int64(100 * (1 + r.IntN(2))), int64(512 * r.IntN(3))},
+				Duration: time.Duration(1+r.IntN(15)) * g.unit}})
+		}
+		var ids []ResID
+		var removed []Reservation
+		from := 0
+		for step := range 1500 {
+			switch k := r.IntN(20); {
+			case k < 6:
+				res := g.reservation()
+				res.Lease = uint64(1 + r.IntN(4))
+				if id, err := tab.Add(res); err == nil {
+					ids = append(ids, id)
+				}
+			case k < 9 && len(ids) > 0:
+				i := r.IntN(len(ids))
+				res, _ := tab.Get(ids[i])
+				if err := tab.Remove(ids[i]); err != nil {
+					t.Fatal(err)
+				}
+				removed = append(removed, res)
+				ids = slices.Delete(ids, i, i+1)
+			case k < 11 && len(removed) > 0: // the same reservation back
+				i := r.IntN(len(removed))
+				if id, err := tab.Add(removed[i]); err == nil {
+					ids = append(ids, id)
+				}
+				removed = slices.Delete(removed, i, i+1)
+			case k < 13 && len(ids) > 0:
+				i := r.IntN(len(ids))
+				res, _ := tab.Get(ids[i])
+				_ = tab.SetEnd(ids[i], res.Start.Add(time.Duration(1+r.IntN(20))*g.unit))
+			case k < 14:
+				h := HostID(r.IntN(g.n))
+				_ = tab.SetClosed(h, !tab.Closed(h))
+			case k < 15:
+				tab.ForgetFreed(tab.FreedMark() - uint64(r.IntN(10)))
+			case k < 16:
+				from += r.IntN(3)
+			default:
+				a := askers[r.IntN(len(askers))]
+				q := a.q
+				q.From = g.at(from)
+				var want, got Fit
+				var wok, gok bool
+				if r.IntN(2) == 0 { // asked while it holds its plan
+					for i, id := range a.held {
+						if r.IntN(2) == 0 {
+							a.held[i], _ = tab.Renumber(id)
+						}
+					}
+					wq := q
+					wq.Ignore = func(res Reservation) bool { return res.Lease == a.id }
+					want, wok = tab.EarliestFit(wq)
+					got, gok = tab.EarliestFitWithout(q, a.id, &a.memo)
+					if wok != gok || !got.Start.Equal(want.Start) || got.Start.Location() != want.Start.Location() ||
+						!slices.Equal(got.Counts, want.Counts) {
+						t.Fatalf("step %d, lease %d from %v: EarliestFitWithout = %v %v, EarliestFit = %v %v",
+							step, a.id, q.From, got, gok, want, wok)
+					}
+					continue
+				}
+				for _, id := range a.held { // planned again: its plan is dropped first
+					_ = tab.Remove(id)
+				}
+				a.held = nil
+				want, wok = tab.EarliestFit(q)
+				got, gok = tab.EarliestFitMemo(q, a.id, &a.memo)
+				if wok != gok || !got.Start.Equal(want.Start) || got.Start.Location() != want.Start.Location() ||
+					!slices.Equal(got.Counts, want.Counts) {
+					t.Fatalf("step %d, lease %d from %v: EarliestFitMemo = %v %v, EarliestFit = %v %v",
+						step, a.id, q.From, got, gok, want, wok)
+				}
+				if gok && r.IntN(3) > 0 { // it reserves what it was given
+					left := q.N
+					for _, c := range got.Counts {
+						n := int64(min(c.Count, left))
+						left -= int(n)
+						id, err := tab.Add(Reservation{Lease: a.id, Host: c.Host, Start: got.Start,
+							End: got.Start.Add(max(q.Duration, 1)), Res: Resources{n * q.Per[0], n * q.Per[1]}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						a.held = append(a.held, id)
+						if left == 0 {
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestEarliestFitMemoHelps checks that the memo is used: after an
+// unrelated removal, asking again searches from the remembered start.
+func TestEarliestFitMemoHelps(t *testing.T) {
+	tab := New()
+	for range 2 {
+		if _, err := tab.AddHost("h", Resources{100, 1024}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tab.TrackFreed(true)
+	at := func(s int) time.Time { return base.Add(time.Duration(s) * time.Second) }
+	// Both hosts busy over [0, 10): two VMs fit from 10 on.
+	for h := range 2 {
+		if _, err := tab.Add(Reservation{Lease: 1, Host: HostID(h), Start: at(0), End: at(10), Res: Resources{100, 1024}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Host 1 busy over [20, 30), then freed: too short a gap before 20
+	// does not matter (the lease lasts 5 s), the freed interval is after
+	// the remembered start.
+	id, err := tab.Add(Reservation{Lease: 2, Host: 1, Start: at(20), End: at(30), Res: Resources{100, 1024}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Query{N: 2, Per: Resources{100, 1024}, Duration: 5 * time.Second, From: at(1)}
+	var m FitMemo
+	fit, ok := tab.EarliestFitMemo(q, 9, &m)
+	if !ok || !fit.Start.Equal(at(10)) || m.start != toNS(at(10)) { // 10: both hosts free for 5 s
+		t.Fatalf("first answer %v %v, memo %+v", fit, ok, m)
+	}
+	if err := tab.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	if cs := tab.freedStarts(q, 9, m.mark, toNS(at(2)), m.start-1, int64(q.Duration)); len(cs) != 0 {
+		t.Fatalf("freed starts before 10 = %v, want none (the freed interval begins at 20)", cs)
+	}
+	q.From = at(2)
+	fit, ok = tab.EarliestFitMemo(q, 9, &m)
+	if !ok || !fit.Start.Equal(at(10)) {
+		t.Fatalf("second answer %v %v, want 10", fit, ok)
+	}
+}
+
+// TestRenumber checks that Renumber gives the IDs that removing and adding
+// the reservations again would, and changes nothing else.
+func TestRenumber(t *testing.T) {
+	build := func() (*Table, []ResID) {
+		tab := New()
+		if _, err := tab.AddHost("h", Resources{400, 4096}); err != nil {
+			t.Fatal(err)
+		}
+		var ids []ResID
+		for i := range 4 {
+			id, err := tab.Add(Reservation{Lease: uint64(1 + i%2), Start: base, End: base.Add(time.Duration(1+i) * time.Second), Res: Resources{100, 512}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return tab, ids
+	}
+	a, ids := build()
+	b, _ := build()
+	for _, id := range []ResID{ids[1], ids[0]} {
+		got, err := a.Renumber(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := b.Get(id)
+		if err := b.Remove(id); err != nil {
+			t.Fatal(err)
+		}
+		want, err := b.Add(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("Renumber(%d) = %d, remove and add give %d", id, got, want)
+		}
+	}
+	ra, rb := a.ReservationsOn(0, base, base.Add(time.Hour)), b.ReservationsOn(0, base, base.Add(time.Hour))
+	if len(ra) != len(rb) {
+		t.Fatalf("%d reservations, want %d", len(ra), len(rb))
+	}
+	for i := range ra {
+		if ra[i].ID != rb[i].ID || !ra[i].End.Equal(rb[i].End) || ra[i].Lease != rb[i].Lease {
+			t.Fatalf("reservation %d: %+v, want %+v", i, ra[i], rb[i])
+		}
+	}
+	if !slices.Equal(a.Used(0, base, base.Add(time.Hour)), b.Used(0, base, base.Add(time.Hour))) {
+		t.Fatal("usage differs")
+	}
+	if err := a.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Renumber(999); err == nil {
+		t.Fatal("Renumber of an unknown reservation: no error")
+	}
+}
