@@ -693,6 +693,7 @@ func (p *powerMgr) switchHost(t *tx, h slottable.HostID, on bool) error {
 	if ids := p.d.sched.LeasesOn(h, t.now); len(ids) > 0 {
 		return fmt.Errorf("host holds reservations of %d leases from now on (lease %d first)", len(ids), ids[0])
 	}
+	delete(p.offRetry, h) // an admin's switch-off does not wait out a failed one's backoff
 	if !p.ctl.PowerOff(t.now, h) {
 		return fmt.Errorf("host is %s", p.d.sched.PowerState(h, t.now))
 	}

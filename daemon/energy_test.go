@@ -474,3 +474,26 @@ func TestEnergyBusyWatts(t *testing.T) {
 		t.Errorf("h0 drew %.6f kWh more than h1, want 0.05 (h0 %.6f, h1 %.6f)", diff, hs[0].EnergyKWh, hs[1].EnergyKWh)
 	}
 }
+
+// TestEnergyAdminOffAfterFailure: h1's first switch-off fails; the host is
+// on again, shows the error, and an admin can switch it off again at once
+// (the controller's backoff is not the admin's).
+func TestEnergyAdminOffAfterFailure(t *testing.T) {
+	c := powerConfig(t.TempDir(), 2, config.PowerFault{Op: "off", Host: "h1", Fail: "ssh: connection refused", Times: 1})
+	d := start(t, c)
+	ctx := context.Background()
+	if _, err := d.HostAction(ctx, admin, "h1", "off"); err != nil {
+		t.Fatal(err)
+	}
+	hs := waitHosts(t, d, "h1 on again", func(hs []api.Host) bool { return hs[1].Power == "on" && hs[1].PowerError != "" })
+	if !strings.Contains(hs[1].PowerError, "connection refused") {
+		t.Errorf("h1's power error %q", hs[1].PowerError)
+	}
+	if _, err := d.HostAction(ctx, admin, "h1", "off"); err != nil {
+		t.Fatalf("switching off again: %v", err)
+	}
+	hs = waitHosts(t, d, "h1 off", func(hs []api.Host) bool { return hs[1].Power == "off" })
+	if hs[1].PowerError != "" {
+		t.Errorf("h1 off, still showing %q", hs[1].PowerError)
+	}
+}
