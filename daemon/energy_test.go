@@ -311,6 +311,9 @@ func TestEnergyOffFails(t *testing.T) {
 	if n := counter(t, d, "bora_power_failures_total/off"); n != 1 {
 		t.Errorf("bora_power_failures_total{op=off} %v, want 1", n)
 	}
+	if hs[1].PowerError != "" {
+		t.Errorf("h1 off, still showing %q", hs[1].PowerError)
+	}
 	want := []float64{117 * 6.0 / 60 / 1000, 117 * 16.0 / 60 / 1000}
 	for i, h := range hs {
 		if math.Abs(h.EnergyKWh-want[i]) > 1e-9 {
