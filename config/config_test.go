@@ -65,6 +65,7 @@ func FuzzParse(f *testing.F) {
 			if verr := c.Validate(); verr != nil {
 				t.Fatalf("parsed config does not validate: %v", verr)
 			}
+			_ = c.ValidateDaemon() // borad's checks: an error, never a panic
 		}
 	})
 }
