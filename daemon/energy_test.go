@@ -63,13 +63,7 @@ func TestEnergyIdleOffAndBootInTime(t *testing.T) {
 	c := energyConfig(dir, 2)
 	d := start(t, c)
 	ctx := context.Background()
-	waitHosts(t, d, "off", allPower("off"))
-	at := d.Now().Add(time.Hour).Truncate(time.Second)
-	ar, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "ar", VMs: 2, Duration: "30m",
-		Start: at.Format(time.RFC3339), Class: "non-preemptable"})
-	if err != nil || ar.State != "scheduled" {
-		t.Fatalf("advance reservation: %+v, %v", ar, err)
-	}
+	ar, at := reserveBoth(t, d)
 	l := waitFor(t, d, ar.ID, "done", func(l api.Lease) bool { return l.State == "done" })
 	if !l.Start.Equal(at) {
 		t.Errorf("the reservation started at %v, want %v", l.Start, at)
@@ -86,22 +80,8 @@ func TestEnergyIdleOffAndBootInTime(t *testing.T) {
 	if err != nil || st.HostsOn != 0 || st.EnergyKWh <= 0 {
 		t.Errorf("stats: %+v, %v", st, err)
 	}
-	gauges := map[string]float64{}
-	mfs, err := d.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		for _, m := range mf.GetMetric() {
-			name := mf.GetName()
-			for _, l := range m.GetLabel() {
-				name += "/" + l.GetValue()
-			}
-			gauges[name] = m.GetGauge().GetValue()
-		}
-	}
-	if gauges["bora_hosts/off"] != 2 || gauges["bora_hosts/on"] != 0 || gauges["bora_energy_kwh_total"] <= 0 {
-		t.Errorf("gauges: hosts off %v, on %v, energy %v", gauges["bora_hosts/off"], gauges["bora_hosts/on"], gauges["bora_energy_kwh_total"])
+	if off, on, kwh := metric(t, d, "bora_hosts/off"), metric(t, d, "bora_hosts/on"), metric(t, d, "bora_energy_kwh_total"); off != 2 || on != 0 || kwh <= 0 {
+		t.Errorf("gauges: hosts off %v, on %v, energy %v", off, on, kwh)
 	}
 	before := st.EnergyKWh
 	d.stop(t)
@@ -150,9 +130,23 @@ func TestHostOnOff(t *testing.T) {
 	}
 }
 
-// counter returns the value of the Prometheus counter name (with label
-// values joined by "/").
-func counter(t *testing.T, d *running, name string) float64 {
+// reserveBoth waits for both (idle) hosts to be off and books an advance
+// reservation of both an hour ahead, returning it and its start.
+func reserveBoth(t *testing.T, d *running) (api.Lease, time.Time) {
+	t.Helper()
+	waitHosts(t, d, "off", allPower("off"))
+	at := d.Now().Add(time.Hour).Truncate(time.Second)
+	ar, err := d.CreateLease(context.Background(), admin, api.LeaseRequest{Name: "ar", VMs: 2, Duration: "30m",
+		Start: at.Format(time.RFC3339), Class: "non-preemptable"})
+	if err != nil || ar.State != "scheduled" {
+		t.Fatalf("advance reservation: %+v, %v", ar, err)
+	}
+	return ar, at
+}
+
+// metric returns the value of the Prometheus gauge or counter name (with
+// label values joined by "/"); 0 if there is none.
+func metric(t *testing.T, d *running, name string) float64 {
 	t.Helper()
 	mfs, err := d.Registry().Gather()
 	if err != nil {
@@ -163,6 +157,9 @@ func counter(t *testing.T, d *running, name string) float64 {
 			n := mf.GetName()
 			for _, l := range m.GetLabel() {
 				n += "/" + l.GetValue()
+			}
+			if n == name && m.GetGauge() != nil {
+				return m.GetGauge().GetValue()
 			}
 			if n == name {
 				return m.GetCounter().GetValue()
@@ -232,7 +229,7 @@ func TestEnergySlowBoot(t *testing.T) {
 	if len(late) != 8 {
 		t.Errorf("%d host-boot-late events, want 8: %s", len(late), states(l))
 	}
-	if n := counter(t, d, "bora_boots_late_total"); n != 1 {
+	if n := metric(t, d, "bora_boots_late_total"); n != 1 {
 		t.Errorf("bora_boots_late_total %v, want 1", n)
 	}
 }
@@ -249,7 +246,7 @@ func TestEnergyBootFails(t *testing.T) {
 	if _, err := d.HostAction(ctx, admin, "h1", "on"); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(20 * time.Second); counter(t, d, "bora_power_failures_total/on") != 1; time.Sleep(2 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); metric(t, d, "bora_power_failures_total/on") != 1; time.Sleep(2 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the failed boot was never counted")
 		}
@@ -282,14 +279,7 @@ func TestEnergyBootFailsReservation(t *testing.T) {
 	c := energyConfig(t.TempDir(), 2)
 	c.Power.Faults = []config.PowerFault{{Op: "on", Host: "h1", Fail: "BMC unreachable"}}
 	d := start(t, c)
-	ctx := context.Background()
-	waitHosts(t, d, "off", allPower("off"))
-	at := d.Now().Add(time.Hour).Truncate(time.Second)
-	ar, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "ar", VMs: 2, Duration: "30m",
-		Start: at.Format(time.RFC3339), Class: "non-preemptable"})
-	if err != nil || ar.State != "scheduled" {
-		t.Fatalf("advance reservation: %+v, %v", ar, err)
-	}
+	ar, _ := reserveBoth(t, d)
 	l := waitFor(t, d, ar.ID, "failed", func(l api.Lease) bool { return l.State == "failed" })
 	last := l.History[len(l.History)-1]
 	if !strings.Contains(last.Detail, "h1 failed to boot") || !strings.Contains(last.Detail, "BMC unreachable") {
@@ -308,7 +298,7 @@ func TestEnergyOffFails(t *testing.T) {
 	c.Power.Faults = []config.PowerFault{{Op: "off", Host: "h1", Fail: "ssh: connection refused", Times: 1}}
 	d := start(t, c)
 	hs := waitHosts(t, d, "off", allPower("off"))
-	if n := counter(t, d, "bora_power_failures_total/off"); n != 1 {
+	if n := metric(t, d, "bora_power_failures_total/off"); n != 1 {
 		t.Errorf("bora_power_failures_total{op=off} %v, want 1", n)
 	}
 	if hs[1].PowerError != "" {

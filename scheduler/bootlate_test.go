@@ -17,12 +17,12 @@ func hasReason(l *Lease, r Reason) bool {
 	return false
 }
 
-// TestDelayBoot: h1 is off and best-effort lease B needs both hosts.
-// Switched on at 600 s, h1 is planned on at 720 s, where B is planned. At
-// 720 s h1 has not finished booting: DelayBoot to 780 s moves B's start
-// there (history host-boot-late) and nothing starts at 720 s. h1 reports
-// on at 750 s (BootDone): B starts at 750 s on both hosts.
-func TestDelayBoot(t *testing.T) {
+// bootingForB: h1 is switched off at 0; best-effort lease B, submitted at
+// 0, needs both hosts and waits; h1 is switched on at 600 s, to be on at
+// 720 s. It returns the scheduler advanced to 600 s, B, and the actions
+// so far.
+func bootingForB(t *testing.T) (*Scheduler, *Lease, []string) {
+	t.Helper()
 	s := powered(t)
 	if err := s.PowerOff(t0, 1); err != nil {
 		t.Fatal(err)
@@ -34,7 +34,16 @@ func TestDelayBoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.PlanQueue()
-	log := render(nil, s.Advance(at(600)))
+	return s, l, render(nil, s.Advance(at(600)))
+}
+
+// TestDelayBoot: h1 is off and best-effort lease B needs both hosts.
+// Switched on at 600 s, h1 is planned on at 720 s, where B is planned. At
+// 720 s h1 has not finished booting: DelayBoot to 780 s moves B's start
+// there (history host-boot-late) and nothing starts at 720 s. h1 reports
+// on at 750 s (BootDone): B starts at 750 s on both hosts.
+func TestDelayBoot(t *testing.T) {
+	s, l, log := bootingForB(t)
 	log = play(s, at(719.999), log)
 	if len(l.plan) == 0 || !l.plan[0].start.Equal(at(720)) {
 		t.Fatalf("before the delay B is planned %v, want at 720 s", l.plan)
@@ -102,18 +111,7 @@ func TestDelayBootKeepsFixed(t *testing.T) {
 // planned, fails to boot at 700 s: it is off and closed, B is queued with
 // no plan. Switched on again at 800 s, it is on at 920 s, when B starts.
 func TestBootFailed(t *testing.T) {
-	s := powered(t)
-	if err := s.PowerOff(t0, 1); err != nil {
-		t.Fatal(err)
-	}
-	req := be("B", time.Hour)
-	req.VMs = 2
-	l, _ := s.Submit(t0, req)
-	if _, err := s.PowerOn(at(600), 1, at(600)); err != nil {
-		t.Fatal(err)
-	}
-	s.PlanQueue()
-	log := render(nil, s.Advance(at(600)))
+	s, l, log := bootingForB(t)
 	if err := s.BootFailed(at(700), 1); err != nil {
 		t.Fatal(err)
 	}
