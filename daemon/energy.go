@@ -586,12 +586,9 @@ func (p *powerMgr) walk(now time.Time, host *host, state drivers.PowerState) {
 }
 
 // set records that host entered state at now: its record (with the
-// energy so far) and the meter (which meets a host added since the start
-// here).
+// energy so far) and the meter (every host is metered from the start or
+// from when it joined: addHost).
 func (p *powerMgr) set(now time.Time, host *host, state drivers.PowerState) {
-	if !slices.Contains(p.meter.Hosts(), host.Name) {
-		_ = p.meter.AddHost(now, host.Name, meterState(host.Power))
-	}
 	if err := p.meter.Set(now, host.Name, state); err != nil {
 		p.d.log.WithError(err).WithField("host", host.Name).Warn("energy meter")
 	}
