@@ -256,7 +256,7 @@ func TestEnergyBootFails(t *testing.T) {
 		t.Errorf("h1's power error %q, want the failed boot", e)
 	}
 	l, err := d.GetLease(ctx, admin, l.ID)
-	if err != nil || l.State != "queued" || len(events(l, "host-boot-late")) == 0 {
+	if err != nil || l.State != "queued" || len(events(l, "host-boot-failed")) == 0 {
 		t.Fatalf("after the failed boot: %s, %v; want queued, moved", states(l), err)
 	}
 	again := d.Now()

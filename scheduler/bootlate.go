@@ -17,6 +17,11 @@ import (
 // there: it is planned again (DelayBoot).
 const ReasonBootLate Reason = "host-boot-late"
 
+// ReasonBootFailed is noted in the history of a lease planned on a host
+// that failed to boot: a queued lease is planned again, an advance
+// reservation moved to other hosts at its start (BootFailed).
+const ReasonBootFailed Reason = "host-boot-failed"
+
 // DelayBoot records that host h, whose boot has begun, is not on at now:
 // it is taken as on from until (or from when BootDone says it is). Queued
 // leases planned on h before until that can be planned again are (reason
@@ -40,7 +45,7 @@ func (s *Scheduler) DelayBoot(now time.Time, h slottable.HostID, until time.Time
 	if !until.After(p.on) {
 		return p.on, nil
 	}
-	s.unplanOn(now, h, until, fmt.Sprintf("host %s not on at %s", host.Name, p.on.Sub(s.epoch)))
+	s.unplanOn(now, h, until, ReasonBootLate, fmt.Sprintf("host %s not on at %s", host.Name, p.on.Sub(s.epoch)))
 	on := until
 	for _, r := range s.table.ReservationsOn(h, p.on, until) {
 		if r.Lease != 0 && r.Start.Before(on) {
@@ -120,27 +125,42 @@ func (s *Scheduler) BootDone(now time.Time, h slottable.HostID) error {
 }
 
 // BootFailed records that host h's boot failed at now: it is off again.
-// Queued leases planned on it are planned again (reason host-boot-late)
-// and the host is closed to new placements until it is switched on
-// again (PowerOn) or put back in service. What cannot move stays
-// (ErrHostBusy is returned; the caller fails those leases or waits).
+// Queued leases planned on it are planned again (reason
+// host-boot-failed), and so are advance reservations and immediate leases
+// that have not begun, on other hosts at the same start, where there is
+// room without preempting. The host is closed to new placements until it
+// is switched on again (PowerOn) or put back in service. What cannot
+// move stays (ErrHostBusy is returned; the caller fails those leases and
+// calls again).
 func (s *Scheduler) BootFailed(now time.Time, h slottable.HostID) error {
 	host, ok := s.table.Host(h)
 	if !ok {
 		return fmt.Errorf("host %d: %w", h, ErrUnknownHost)
 	}
+	s.setNow(now)
+	detail := fmt.Sprintf("host %s failed to boot", host.Name)
+	s.unplanOn(now, h, PowerForever, ReasonBootFailed, detail)
+	closed := s.table.Closed(h)
+	if err := s.table.SetClosed(h, true); err != nil { // not a place to move to
+		return err
+	}
+	for _, id := range s.leasesOn(h, now) {
+		if l := s.leases[id]; l != nil && s.moveFixed(l, now) {
+			l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonBootFailed,
+				Detail: detail + ": moved to other hosts"})
+		}
+	}
+	if err := s.table.SetClosed(h, closed); err != nil {
+		return err
+	}
 	p := s.power.hosts[h]
 	if p == nil || p.boot.IsZero() {
 		// Its boot is over in the plan: the host is taken for on. Take
 		// it off if nothing is reserved on it any more.
-		s.setNow(now)
-		s.unplanOn(now, h, PowerForever, fmt.Sprintf("host %s failed to boot", host.Name))
 		return s.powerOff(now, h, 0)
 	}
-	s.setNow(now)
-	s.unplanOn(now, h, PowerForever, fmt.Sprintf("host %s failed to boot", host.Name))
-	if rs := s.table.ReservationsOn(h, now, PowerForever); len(lessPower(rs)) > 0 {
-		return fmt.Errorf("host %s: %d reservations (lease %d first): %w", host.Name, len(lessPower(rs)), lessPower(rs)[0].Lease, ErrHostBusy)
+	if rs := lessPower(s.table.ReservationsOn(h, now, PowerForever)); len(rs) > 0 {
+		return fmt.Errorf("host %s: %d reservations (lease %d first): %w", host.Name, len(rs), rs[0].Lease, ErrHostBusy)
 	}
 	if err := s.holdPower(h, p, PowerForever); err != nil {
 		return err
@@ -158,16 +178,35 @@ func (s *Scheduler) BootFailed(now time.Time, h slottable.HostID) error {
 	return s.table.SetClosed(h, true)
 }
 
+// moveFixed plans an advance reservation or immediate lease that has not
+// begun again at the same start, where it fits without preempting
+// (closed hosts are not taken); it reports whether it did. Otherwise its
+// plan is as it was.
+func (s *Scheduler) moveFixed(l *Lease, now time.Time) bool {
+	if (l.Req.Kind != AdvanceReservation && l.Req.Kind != Immediate) || l.State != Scheduled || l.entered ||
+		len(l.plan) == 0 || l.plan[0].start.Before(now) {
+		return false
+	}
+	start := l.plan[0].start
+	sp, total := s.steps(l)
+	old := s.takePlan(l)
+	if p, ok := s.find(l, start, start, total, nil); ok && s.build(l, p, sp) == nil {
+		return true
+	}
+	s.restorePlan(l, old)
+	return false
+}
+
 // unplanOn plans again the queued leases (not begun, not deadline-bound)
-// planned on host h before until.
-func (s *Scheduler) unplanOn(now time.Time, h slottable.HostID, until time.Time, detail string) {
+// planned on host h before until, noting why in their history.
+func (s *Scheduler) unplanOn(now time.Time, h slottable.HostID, until time.Time, why Reason, detail string) {
 	for _, id := range s.queue {
 		l := s.leases[id]
 		if l.entered || deadlineBound(l) || !planUsesBefore(l, h, until) {
 			continue
 		}
 		s.unplan(l)
-		l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonBootLate, Detail: detail})
+		l.History = append(l.History, Event{At: now, State: l.State, Reason: why, Detail: detail})
 		s.dirty = true
 	}
 }

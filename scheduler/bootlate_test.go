@@ -119,8 +119,8 @@ func TestBootFailed(t *testing.T) {
 	if st := s.PowerState(1, at(700)); st != PowerOff || s.HostEnabled(1) {
 		t.Errorf("h1 after the failure: %s, enabled %v; want off, closed", st, s.HostEnabled(1))
 	}
-	if len(l.plan) != 0 || l.State != Queued || !hasReason(l, ReasonBootLate) {
-		t.Errorf("B: %s, plan %v, history %v; want queued, unplanned, %s", l.State, l.plan, l.History, ReasonBootLate)
+	if len(l.plan) != 0 || l.State != Queued || !hasReason(l, ReasonBootFailed) {
+		t.Errorf("B: %s, plan %v, history %v; want queued, unplanned, %s", l.State, l.plan, l.History, ReasonBootFailed)
 	}
 	log = play(s, at(799), log)
 	if ready, err := s.PowerOn(at(800), 1, at(800)); err != nil || !ready.Equal(at(920)) {
@@ -159,6 +159,53 @@ func TestOffFailed(t *testing.T) {
 	want := []string{"+30.000 start 1 [0 1]", "+30.000 run 1 [0 1]"}
 	if !reflect.DeepEqual(log, want) {
 		t.Errorf("actions %v, want %v", log, want)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBootFailedMovesReservation: h1 is switched on at 100 s to boot for
+// an advance reservation of one VM at 3600 s, placed on h1 because a
+// local lease held h0 until 7200 s. That lease is cancelled at 1000 s.
+// h1 fails to boot at 3600 s: the reservation moves to h0 at the same
+// start (history host-boot-failed) and starts there; h1 is off.
+func TestBootFailedMovesReservation(t *testing.T) {
+	s := powered(t)
+	if err := s.PowerOff(t0, 1); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := s.Submit(t0, Request{Name: "X", Kind: Immediate, VMs: 1, CPU: 100, Memory: 1024, Duration: 2 * time.Hour,
+		Class: NonPreemptable, Origin: Local})
+	if _, err := s.PowerOn(at(100), 1, at(3600)); err != nil {
+		t.Fatal(err)
+	}
+	req := local2("AR", time.Hour, 30*time.Minute)
+	req.VMs = 1
+	ar, _ := s.Submit(at(100), req)
+	if ar.State != Scheduled || ar.plan[0].hosts[0] != 1 {
+		t.Fatalf("AR %s on %v, want scheduled on h1", ar.State, ar.plan)
+	}
+	log := play(s, at(999), nil)
+	acts, err := s.Cancel(at(1000), x.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = render(log, acts)
+	log = play(s, at(3599), log)
+	if err := s.BootFailed(at(3600), 1); err != nil {
+		t.Fatal(err)
+	}
+	if !hasReason(ar, ReasonBootFailed) {
+		t.Errorf("AR's history %v lacks %s", ar.History, ReasonBootFailed)
+	}
+	log = render(log, s.Advance(at(3600)))
+	want := []string{"+1000.000 stop 1 [0]", "+3600.000 start 2 [0]", "+3600.000 run 2 [0]"}
+	if !reflect.DeepEqual(log, want) {
+		t.Errorf("actions %v, want %v", log, want)
+	}
+	if st := s.PowerState(1, at(3600)); st != PowerOff || s.HostEnabled(1) {
+		t.Errorf("h1: %s, enabled %v; want off, closed", st, s.HostEnabled(1))
 	}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
