@@ -34,6 +34,13 @@ func TestEmulationExampleLoads(t *testing.T) {
 	if c.Driver.Name != "fake" || len(c.Hosts) != 4 || c.Daemon.Clock != "scaled" || c.Daemon.Speed != 60 {
 		t.Fatalf("unexpected: %+v", c)
 	}
+	e, err := LoadDaemon("../examples/emulation-energy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Power.Driver != "fake" || e.Energy.Policy != "pemp" || len(e.Power.Faults) != 1 || e.Emulation.Workload == "" {
+		t.Fatalf("energy example: %+v %+v", e.Power, e.Energy)
+	}
 }
 
 const goodDaemon = `
