@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/bora-sched/bora/scheduler/preempt"
@@ -55,25 +57,27 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 	}
 	// Each phase's reservation on each host, checked before anything
 	// changes, so that Renumber below cannot fail.
-	olds := make([]map[slottable.HostID]slottable.ResID, len(l.plan))
+	olds := make([]hostReses, len(l.plan))
 	for i, ph := range l.plan {
-		olds[i] = map[slottable.HostID]slottable.ResID{}
 		for j, h := range distinctHosts(ph.hosts) {
 			if _, ok := s.table.Get(ph.res[j]); !ok {
 				return false
 			}
-			olds[i][h] = ph.res[j]
+			olds[i] = append(olds[i], hostRes{h, ph.res[j]})
 		}
+		slices.SortFunc(olds[i], func(a, b hostRes) int { return cmp.Compare(a.h, b.h) })
 	}
 	// What takePlan and build would do to the lease, but the reservations.
 	l.gen += 2
+	order := distinctHosts(hosts) // reserve's order
 	for i := range l.plan {
 		ph := &l.plan[i]
 		ph.hosts, ph.res = hosts, ph.res[:0]
-		for _, h := range distinctHosts(hosts) { // reserve's order
-			id, err := s.table.Renumber(olds[i][h])
+		for _, h := range order {
+			old := olds[i].of(h)
+			id, err := s.table.Renumber(old)
 			if err != nil {
-				id = olds[i][h] // checked above: cannot happen
+				id = old // checked above: cannot happen
 			}
 			ph.res = append(ph.res, id)
 		}
@@ -82,29 +86,64 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 	return true
 }
 
+// hostRes is a phase's reservation on one host.
+type hostRes struct {
+	h  slottable.HostID
+	id slottable.ResID
+}
+
+// hostReses is a phase's reservations, sorted by host.
+type hostReses []hostRes
+
+// of returns the reservation on host h (0 when there is none: samePlan
+// has checked that every host of the new plan had one).
+func (rs hostReses) of(h slottable.HostID) slottable.ResID {
+	i, ok := slices.BinarySearchFunc(rs, h, func(r hostRes, h slottable.HostID) int { return cmp.Compare(r.h, h) })
+	if !ok {
+		return 0
+	}
+	return rs[i].id
+}
+
 // optionsWithout is options (restrict false) for a fit at the start of l's
 // plan, on the table without l's reservations: a host is busy if it holds
 // other CPU at the start than the first phase of l's plan.
 func (s *Scheduler) optionsWithout(l *Lease, fit slottable.Fit) []HostOption {
-	mine := hostsOf(l.plan[0].hosts)
+	mine := slices.Sorted(slices.Values(l.plan[0].hosts))
 	opts := make([]HostOption, 0, len(fit.Counts))
 	for _, c := range fit.Counts {
 		if c.Count <= 0 {
 			continue
 		}
 		used := s.table.Used(c.Host, fit.Start, fit.Start.Add(time.Nanosecond))[slottable.CPU]
-		busy := used-l.Req.CPU*int64(mine[c.Host]) > 0
+		busy := used-l.Req.CPU*int64(countOf(mine, c.Host)) > 0
 		opts = append(opts, HostOption{Host: c.Host, Count: c.Count, Busy: busy})
 	}
 	return opts
 }
 
+// countOf is how many times h occurs in sorted.
+func countOf(sorted []slottable.HostID, h slottable.HostID) int {
+	i, ok := slices.BinarySearch(sorted, h)
+	if !ok {
+		return 0
+	}
+	n := 1
+	for i+n < len(sorted) && sorted[i+n] == h {
+		n++
+	}
+	return n
+}
+
 // samePlan reports whether build(l, placement{start, hosts}, sp) would lay
 // out l's plan as it is: the same phases over the same intervals, with as
-// many VMs on each host.
+// many VMs on each host (the same hosts, sorted, and as many distinct
+// hosts as reservations).
 func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID, sp []stepSpec) bool {
 	i, t := 0, start
-	now := hostsOf(hosts)
+	now := slices.Sorted(slices.Values(hosts))
+	distinct := len(slices.Compact(slices.Clone(now)))
+	var prev []slottable.HostID
 	for _, st := range sp {
 		if st.d <= 0 {
 			continue // build leaves it out (a migrate step needs saved images: not here)
@@ -113,17 +152,13 @@ func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID
 			return false
 		}
 		p := l.plan[i]
-		if p.kind != st.kind || !p.start.Equal(t) || !p.end.Equal(t.Add(st.d)) || len(p.res) != len(now) {
+		if p.kind != st.kind || !p.start.Equal(t) || !p.end.Equal(t.Add(st.d)) || len(p.res) != distinct {
 			return false
 		}
-		prev := hostsOf(p.hosts)
-		if len(prev) != len(now) {
+		prev = append(prev[:0], p.hosts...)
+		slices.Sort(prev)
+		if !slices.Equal(prev, now) {
 			return false
-		}
-		for h, n := range now {
-			if prev[h] != n {
-				return false
-			}
 		}
 		t = p.end
 		i++
@@ -134,8 +169,16 @@ func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID
 // distinctHosts lists hosts without repeats, in order of first appearance
 // (the order in which reserve adds a phase's reservations).
 func distinctHosts(hosts []slottable.HostID) []slottable.HostID {
-	var out []slottable.HostID
-	seen := map[slottable.HostID]bool{}
+	out := make([]slottable.HostID, 0, len(hosts))
+	if len(hosts) <= 16 {
+		for _, h := range hosts {
+			if !slices.Contains(out, h) {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	seen := make(map[slottable.HostID]bool, len(hosts))
 	for _, h := range hosts {
 		if !seen[h] {
 			seen[h] = true

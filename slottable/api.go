@@ -68,6 +68,10 @@ type Query struct {
 	// reservations Ignore reports true for: elsewhere it is not asked
 	// (freed.go).
 	ignoreOn []HostID
+	// ignoreSlots, when not nil, lists the slots of every reservation
+	// Ignore reports true for: the walker takes them from here instead of
+	// asking Ignore about every reservation in its interval (freed.go).
+	ignoreSlots []int32
 }
 
 // HostCount says how many VMs of the queried size fit on a host over the

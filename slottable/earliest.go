@@ -149,7 +149,11 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 	if _, on := slices.BinarySearch(s.q.ignoreOn, h); s.q.ignoreOn != nil && !on {
 		ignore = nil // it reports no reservation of this host
 	}
-	s.w.init(t, h, s.from, horizon, ignore)
+	if ignore != nil && s.q.ignoreSlots != nil {
+		s.w.initSlots(t, h, s.from, horizon, s.q.ignoreSlots)
+	} else {
+		s.w.init(t, h, s.from, horizon, ignore)
+	}
 	cur := fitCount(capy, s.w.usage, per, n)
 	s.lv = s.lv[:0]
 	if cur > 0 {

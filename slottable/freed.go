@@ -1,6 +1,7 @@
 package slottable
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -189,7 +190,9 @@ func (t *Table) EarliestFitWithout(q Query, lease uint64, m *FitMemo) (Fit, bool
 	if own {
 		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
 		for _, id := range t.lease[lease] {
-			q.ignoreOn = append(q.ignoreOn, t.rs[t.byID[id]].Host)
+			slot := t.byID[id]
+			q.ignoreOn = append(q.ignoreOn, t.rs[slot].Host)
+			q.ignoreSlots = append(q.ignoreSlots, slot)
 		}
 		slices.Sort(q.ignoreOn)
 		q.ignoreOn = slices.Compact(q.ignoreOn)
@@ -261,13 +264,15 @@ func (t *Table) memoTime(qFrom time.Time, from, ns int64) time.Time {
 // q.Ignore leaves out lease's reservations: the hosts holding one are
 // walked with it, the others read off their profile.
 func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) {
-	var mine map[HostID][]int32 // the lease's reservations, by host
+	var mine []int32 // the lease's reservations, by host
 	if own {
-		mine = map[HostID][]int32{}
-		for _, id := range t.lease[lease] {
-			s := t.byID[id]
-			mine[t.rs[s].Host] = append(mine[t.rs[s].Host], s)
+		mine = slices.Clone(q.ignoreSlots)
+		if mine == nil {
+			for _, id := range t.lease[lease] {
+				mine = append(mine, t.byID[id])
+			}
 		}
+		slices.SortFunc(mine, func(a, b int32) int { return cmp.Compare(t.rs[a].Host, t.rs[b].Host) })
 	}
 	used := make([]int64, t.Dims())
 	end := addSat(at, d)
@@ -275,10 +280,16 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 	var counts []HostCount
 	for i := range t.hosts {
 		h := HostID(i)
+		k := 0
+		for k < len(mine) && t.rs[mine[k]].Host == h {
+			k++
+		}
+		slots := mine[:k:k]
+		mine = mine[k:]
 		if t.Closed(h) {
 			continue
 		}
-		if slots := mine[h]; len(slots) > 0 {
+		if len(slots) > 0 {
 			t.usedWithout(h, at, end, slots, q.Ignore, used)
 		} else {
 			t.cp.maxUsage(t.cpRoot[h], at, end, used)

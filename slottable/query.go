@@ -130,23 +130,42 @@ func (w *walker) init(t *Table, h HostID, from, to int64, ignore func(Reservatio
 		return
 	}
 	t.it.visit(t.itRoot[h], from, to, func(s int32) bool {
-		if !ignore(t.rs[s]) {
-			return true
-		}
-		nd, res := &t.it.nodes[s], t.rs[s].Res
-		if nd.start <= from {
-			for j, v := range res {
-				w.usage[j] -= v
-			}
-		} else {
-			w.ev = append(w.ev, ignEvent{at: nd.start, res: res, sign: -1})
-		}
-		if nd.end < to {
-			w.ev = append(w.ev, ignEvent{at: nd.end, res: res, sign: +1})
+		if ignore(t.rs[s]) {
+			w.leaveOut(s, from, to)
 		}
 		return true
 	})
 	slices.SortFunc(w.ev, func(a, b ignEvent) int { return cmp.Compare(a.at, b.at) })
+}
+
+// initSlots is init with an ignore that reports exactly the reservations
+// in slots (of any host): those of host h overlapping [from, to) are left
+// out without visiting the others. The deltas at one time are applied
+// together, so the order they are found in does not matter.
+func (w *walker) initSlots(t *Table, h HostID, from, to int64, slots []int32) {
+	w.init(t, h, from, to, nil)
+	for _, s := range slots {
+		if nd := &t.it.nodes[s]; t.rs[s].Host == h && nd.end > from && nd.start < to {
+			w.leaveOut(s, from, to)
+		}
+	}
+	slices.SortFunc(w.ev, func(a, b ignEvent) int { return cmp.Compare(a.at, b.at) })
+}
+
+// leaveOut takes the reservation in slot s (overlapping [from, to)) out
+// of the walk.
+func (w *walker) leaveOut(s int32, from, to int64) {
+	nd, res := &w.t.it.nodes[s], w.t.rs[s].Res
+	if nd.start <= from {
+		for j, v := range res {
+			w.usage[j] -= v
+		}
+	} else {
+		w.ev = append(w.ev, ignEvent{at: nd.start, res: res, sign: -1})
+	}
+	if nd.end < to {
+		w.ev = append(w.ev, ignEvent{at: nd.end, res: res, sign: +1})
+	}
 }
 
 // next advances to the next change point before to, applying every delta
