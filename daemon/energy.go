@@ -50,8 +50,7 @@ type powerMgr struct {
 	onFails  map[slottable.HostID]int        // boots failed in a row
 	onRetry  map[slottable.HostID]time.Time  // not switched on by the controller before
 
-	loads  map[string]float64 // the CPU load the meter has for each host
-	loadAt time.Time          // when the loads were last looked at
+	loads map[string]float64 // the CPU load the meter has for each host
 
 	mu      sync.Mutex       // guards what the driver calls' goroutines and the executor share:
 	results []switchResult   // outcomes not yet applied
@@ -345,21 +344,15 @@ func (p *powerMgr) drive(h slottable.HostID, on bool) {
 }
 
 // meterLoads gives the meter each host's CPU load, the fraction of its
-// CPU that leases hold now (a switched-on host draws idle watts plus that
-// fraction of busy minus idle). Loads change when reservations begin or
-// end, which the scheduler acts on: it runs after passes with actions,
-// and at least once a minute.
-func (p *powerMgr) meterLoads(now time.Time, acted bool) {
-	if !acted && now.Sub(p.loadAt) < time.Minute {
-		return
-	}
-	p.loadAt = now
+// CPU that leases hold now (used, by host: what the gauges count too); a
+// switched-on host draws idle watts plus that fraction of busy minus
+// idle.
+func (p *powerMgr) meterLoads(now time.Time, used []int64) {
 	for i, h := range p.d.hosts {
-		if h.CPU <= 0 {
+		if h.CPU <= 0 || i >= len(used) {
 			continue
 		}
-		frac := float64(p.d.leaseUse(slottable.HostID(i), now)[slottable.CPU]) / float64(h.CPU)
-		frac = min(max(frac, 0), 1)
+		frac := min(max(float64(used[i])/float64(h.CPU), 0), 1)
 		if old, ok := p.loads[h.Name]; ok && old == frac {
 			continue
 		}

@@ -186,7 +186,6 @@ func (d *Daemon) pass(evs []event) error {
 	d.emu.submitDue(d, t)
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
 	t.acts = append(t.acts, d.power.step(t.now)...) // energy.go
-	d.power.meterLoads(t.now, len(t.acts) > 0)
 	if err := d.commit(t.touched, false, t.mutated); err != nil {
 		d.setHealth(err)
 		for i, ev := range evs {

@@ -76,6 +76,7 @@ type counts struct {
 	overhead     time.Duration
 	usedCPU      int64
 	capCPU       int64
+	usedOn       []int64 // CPU leases hold on each host now, by slot-table ID
 }
 
 func (d *Daemon) count(now time.Time) counts {
@@ -89,12 +90,14 @@ func (d *Daemon) count(now time.Time) counts {
 		c.preemptedVMs += l.Preemptions * l.Req.VMs
 		c.overhead += l.Overhead
 	}
+	c.usedOn = make([]int64, len(d.hosts))
 	for i, h := range d.hosts {
+		c.usedOn[i] = d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // energy.go: not a host's power reservation
 		if h.Retired || !h.Enabled {
 			continue
 		}
 		c.capCPU += h.CPU
-		c.usedCPU += d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // energy.go: not a host's power reservation
+		c.usedCPU += c.usedOn[i]
 	}
 	return c
 }
@@ -112,6 +115,7 @@ func (d *Daemon) updateGauges(now time.Time) {
 	if c.capCPU > 0 {
 		d.m.utilisation.Set(float64(c.usedCPU) / float64(c.capCPU))
 	}
+	d.power.meterLoads(now, c.usedOn) // before the energy is read
 	power := map[string]int{"on": 0, "off": 0, "booting": 0, "shutting-down": 0}
 	kwh := 0.0
 	for _, h := range d.hosts {
