@@ -145,7 +145,7 @@ func (s *Scheduler) SetHostEnabled(now time.Time, h slottable.HostID, enabled bo
 	if !enabled {
 		for _, id := range s.queue {
 			l := s.leases[id]
-			if l.entered || !planUses(l, h) {
+			if l.entered || !planUsesBefore(l, h, PowerForever) {
 				continue
 			}
 			s.unplan(l)
@@ -160,17 +160,6 @@ func (s *Scheduler) SetHostEnabled(now time.Time, h slottable.HostID, enabled bo
 
 // HostEnabled reports whether host h takes new placements.
 func (s *Scheduler) HostEnabled(h slottable.HostID) bool { return !s.table.Closed(h) }
-
-func planUses(l *Lease, h slottable.HostID) bool {
-	for i := l.cur; i < len(l.plan); i++ {
-		for _, x := range l.plan[i].hosts {
-			if x == h {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // Held reports whether lease id is held suspended by an administrator.
 func (s *Scheduler) Held(id LeaseID) bool {

@@ -153,29 +153,15 @@ func (s *Scheduler) BootFailed(now time.Time, h slottable.HostID) error {
 	if err := s.table.SetClosed(h, closed); err != nil {
 		return err
 	}
-	p := s.power.hosts[h]
-	if p == nil || p.boot.IsZero() {
-		// Its boot is over in the plan: the host is taken for on. Take
-		// it off if nothing is reserved on it any more.
-		return s.powerOff(now, h, 0)
-	}
-	if rs := lessPower(s.table.ReservationsOn(h, now, PowerForever)); len(rs) > 0 {
-		return fmt.Errorf("host %s: %d reservations (lease %d first): %w", host.Name, len(rs), rs[0].Lease, ErrHostBusy)
-	}
-	if err := s.holdPower(h, p, PowerForever); err != nil {
-		return err
-	}
-	if p.res == 0 {
-		// The boot reservation was empty: the host is off from now.
-		id, err := s.table.Add(slottable.Reservation{Host: h, Kind: slottable.KindPower, Start: now, End: PowerForever, Res: host.Capacity})
-		if err != nil {
-			return err
+	if p := s.power.hosts[h]; p != nil && !p.boot.IsZero() {
+		if rs := lessPower(s.table.ReservationsOn(h, now, PowerForever)); len(rs) > 0 {
+			return fmt.Errorf("host %s: %d reservations (lease %d first): %w", host.Name, len(rs), rs[0].Lease, ErrHostBusy)
 		}
-		p.res = id
+		s.forgetPower(h) // the boot that failed
 	}
-	p.boot, p.on = time.Time{}, time.Time{}
-	p.down, p.off = now, now
-	return s.table.SetClosed(h, true)
+	// Off from now (no shutdown to wait for), closed; ErrHostBusy if a
+	// lease whose boot was over in the plan holds it still.
+	return s.powerOff(now, h, 0)
 }
 
 // moveFixed plans an advance reservation or immediate lease that has not
