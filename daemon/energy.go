@@ -305,7 +305,7 @@ func (p *powerMgr) startDue(now time.Time) {
 // drive switches host h on (or off) with the power driver, in the
 // background: the host is booting (shutting down) now, and on (off) when
 // the driver is done (apply). While it boots, the executor holds the
-// operations that put VMs on it (waitHosts).
+// operations that put VMs on it (awaitBoots).
 func (p *powerMgr) drive(h slottable.HostID, on bool) {
 	host := p.d.hosts[h]
 	now := p.d.clk.Now()
@@ -539,10 +539,10 @@ func (p *powerMgr) closeGate(name string, err error) {
 	}
 }
 
-// waitHosts waits until none of hosts is booting (the executor calls it
+// awaitBoots waits until none of hosts is booting (the executor calls it
 // before putting VMs on them). It returns the error of a boot that
 // failed, or ctx's.
-func (p *powerMgr) waitHosts(ctx context.Context, hosts []string) error {
+func (p *powerMgr) awaitBoots(ctx context.Context, hosts []string) error {
 	for _, name := range hosts {
 		p.mu.Lock()
 		g := p.gates[name]

@@ -347,18 +347,18 @@ func TestEnergyIdleSurvivesRestart(t *testing.T) {
 	}
 }
 
-// TestWaitHosts: the executor's wait for booting hosts returns at once
+// TestAwaitBoots: the executor's wait for booting hosts returns at once
 // for hosts not booting, when the boot is over, with the boot's error
 // when it failed, and with the context's when it ends first.
-func TestWaitHosts(t *testing.T) {
+func TestAwaitBoots(t *testing.T) {
 	p := &powerMgr{gates: map[string]*gate{}}
 	ctx := context.Background()
-	if err := p.waitHosts(ctx, []string{"h0", "h1"}); err != nil {
+	if err := p.awaitBoots(ctx, []string{"h0", "h1"}); err != nil {
 		t.Fatalf("no host booting: %v", err)
 	}
 	p.openGate("h1")
 	done := make(chan error, 1)
-	go func() { done <- p.waitHosts(ctx, []string{"h0", "h1"}) }()
+	go func() { done <- p.awaitBoots(ctx, []string{"h0", "h1"}) }()
 	select {
 	case err := <-done:
 		t.Fatalf("returned while h1 boots: %v", err)
@@ -369,7 +369,7 @@ func TestWaitHosts(t *testing.T) {
 		t.Fatalf("after the boot: %v", err)
 	}
 	p.openGate("h1")
-	go func() { done <- p.waitHosts(ctx, []string{"h1"}) }()
+	go func() { done <- p.awaitBoots(ctx, []string{"h1"}) }()
 	time.Sleep(20 * time.Millisecond) // waiting
 	p.closeGate("h1", errors.New("h1 failed to boot"))
 	if err := <-done; err == nil || err.Error() != "h1 failed to boot" {
@@ -378,7 +378,7 @@ func TestWaitHosts(t *testing.T) {
 	p.openGate("h0")
 	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
-	if err := p.waitHosts(short, []string{"h0"}); !errors.Is(err, context.DeadlineExceeded) {
+	if err := p.awaitBoots(short, []string{"h0"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("with the context over: %v", err)
 	}
 }

@@ -125,7 +125,7 @@ func (e *executor) worker(id scheduler.LeaseID) {
 func (e *executor) do(o op) error {
 	lim := e.getLimits()
 	log := e.d.log.WithField("lease_id", o.lease).WithField("op", string(o.kind))
-	if err := e.waitHosts(o, lim); err != nil {
+	if err := e.awaitBoots(o, lim); err != nil {
 		return err
 	}
 	var err error
@@ -151,10 +151,10 @@ func (e *executor) do(o op) error {
 	return err
 }
 
-// waitHosts holds an operation that puts VMs on hosts until those hosts
+// awaitBoots holds an operation that puts VMs on hosts until those hosts
 // have booted (a boot slower than planned), for up to the operation
 // timeout; a boot that failed fails the operation.
-func (e *executor) waitHosts(o op, lim opLimits) error {
+func (e *executor) awaitBoots(o op, lim opLimits) error {
 	switch o.kind {
 	case scheduler.ActStart, scheduler.ActResume, scheduler.ActMigrate:
 	default:
@@ -166,7 +166,7 @@ func (e *executor) waitHosts(o op, lim opLimits) error {
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, lim.timeout)
 	defer cancel()
-	return e.d.power.waitHosts(ctx, names)
+	return e.d.power.awaitBoots(ctx, names)
 }
 
 func outcome(err error) string {
