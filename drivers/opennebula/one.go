@@ -164,7 +164,11 @@ func (o *one) annotate(ctx context.Context, id int, attrs map[string]string) err
 	for _, k := range keys {
 		t.Set(k, attrs[k])
 	}
-	return o.ctl.VM(id).UpdateContext(ctx, t.String(), oca.Merge)
+	text, err := t.Text()
+	if err != nil {
+		return err
+	}
+	return o.ctl.VM(id).UpdateContext(ctx, text, oca.Merge)
 }
 
 func (o *one) hosts(ctx context.Context) ([]oneHost, error) {

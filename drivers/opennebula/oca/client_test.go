@@ -153,7 +153,7 @@ func TestUpdate(t *testing.T) {
 }
 
 func TestOnedErrors(t *testing.T) {
-	_, ctl, endpoint := setup(t)
+	one, ctl, endpoint := setup(t)
 	ctx := context.Background()
 	alice := oca.NewController(oca.NewDefaultClient(oca.NewConfig("alice", "alice-pw", endpoint)))
 	wrong := oca.NewController(oca.NewDefaultClient(oca.NewConfig("oneadmin", "wrong", endpoint)))
@@ -185,12 +185,20 @@ func TestOnedErrors(t *testing.T) {
 			oca.ErrInternal, oca.OneInternalError, "[one.host.status] Wrong status code"},
 		{"bad pool filter", func() error { _, err := ctl.VMs().InfoContext(ctx, -9); return err },
 			oca.ErrAPI, oca.OneXMLRPCAPIError, "[one.vmpool.info] Incorrect filter_flag, must be >= -4."},
+		// An HA zone that lost its majority answers REPLICATION (0x10000).
+		{"replication", func() error {
+			one.RejectNext("one.vm.action", oca.OneReplicationError, "Cannot replicate log record")
+			return ctl.VM(0).ActionContext(ctx, "release")
+		}, oca.ErrReplication, oca.OneReplicationError, "[one.vm.action] Cannot replicate log record"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()
 			var re *oca.ResponseError
 			if !errors.As(err, &re) || !errors.Is(err, tc.sentinel) || re.Code != tc.code || re.Msg != tc.msg {
 				t.Errorf("error %v, want [%s] %q", err, tc.code, tc.msg)
+			}
+			if want := "[" + tc.code.String() + "]"; !strings.Contains(err.Error(), want) || strings.Contains(want, "0x") {
+				t.Errorf("error %v does not name the code as oned does (%s)", err, want)
 			}
 		})
 	}

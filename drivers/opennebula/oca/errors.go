@@ -20,6 +20,9 @@ const (
 	OneInternalError       OneErrCode = 0x2000 // oned failed internally
 	OneAllocateError       OneErrCode = 0x4000 // the object cannot be allocated
 	OneLockedError         OneErrCode = 0x8000 // the object is locked
+	// OneReplicationError: in an HA (Raft) zone, the change could not be
+	// replicated to a majority of the servers, or there is no leader.
+	OneReplicationError OneErrCode = 0x10000
 )
 
 // String is OpenNebula's name for the code.
@@ -43,6 +46,8 @@ func (c OneErrCode) String() string {
 		return "ALLOCATE"
 	case OneLockedError:
 		return "LOCKED"
+	case OneReplicationError:
+		return "REPLICATION"
 	}
 	return fmt.Sprintf("0x%04x", int(c))
 }
@@ -62,6 +67,17 @@ var (
 	ErrAPI = errors.New("opennebula: wrong parameters")
 	// ErrInternal: oned failed internally.
 	ErrInternal = errors.New("opennebula: internal error")
+	// ErrReplication: an HA zone could not replicate the change (no
+	// leader, or no majority); the call may be retried later.
+	ErrReplication = errors.New("opennebula: replication error (HA zone without a leader or majority)")
+
+	// ErrTemplateSyntax is returned by ParseTemplate for text that is
+	// not an OpenNebula template.
+	ErrTemplateSyntax = errors.New("opennebula: template syntax error")
+	// ErrTemplateValue is returned by Template.Text for a value oned's
+	// template parser cannot read back (one ending in a backslash that
+	// is not a bare word).
+	ErrTemplateValue = errors.New("opennebula: template value cannot be written")
 )
 
 var sentinelOf = map[OneErrCode]error{
@@ -71,6 +87,7 @@ var sentinelOf = map[OneErrCode]error{
 	OneActionError:         ErrAction,
 	OneXMLRPCAPIError:      ErrAPI,
 	OneInternalError:       ErrInternal,
+	OneReplicationError:    ErrReplication,
 }
 
 // ResponseError is a well-formed failure answer from oned:

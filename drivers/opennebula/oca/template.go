@@ -9,10 +9,6 @@ import (
 	"unicode"
 )
 
-// ErrTemplateSyntax is returned by ParseTemplate for text that is not an
-// OpenNebula template.
-var ErrTemplateSyntax = errors.New("opennebula: template syntax error")
-
 // Pair is a single attribute: KEY = "value".
 type Pair struct {
 	Key   string
@@ -120,12 +116,35 @@ func (t Template) Clone() Template {
 	return c
 }
 
-// String renders the template in OpenNebula's text syntax, single
-// attributes first, values quoted.
+// String renders the template in OpenNebula's text syntax, as Text does,
+// for messages and tests. A value Text refuses is written as is, so the
+// text may not read back the same: use Text to send a template to oned.
 func (t Template) String() string {
+	s, _ := t.Text()
+	return s
+}
+
+// Text renders the template in OpenNebula's text syntax, single
+// attributes first, values in double quotes. oned's template parser
+// (template_parser.l, template_syntax.y) takes everything between the
+// quotes as is and only turns \" back into ": so a quote is written \",
+// and a backslash is written as itself (\ would reach oned as two). A
+// value ending in a backslash cannot be quoted (the closing quote would
+// read as \"): it is written bare when it is a bare word (no blank,
+// =, #, comma, bracket or newline), else Text returns an error wrapping
+// ErrTemplateValue that names the attribute.
+func (t Template) Text() (string, error) {
 	var b strings.Builder
+	var errs []error
+	put := func(key, val string) string {
+		q, err := quote(val)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %v", ErrTemplateValue, key, err))
+		}
+		return q
+	}
 	for _, p := range t.Pairs {
-		fmt.Fprintf(&b, "%s=%s\n", p.Key, quote(p.Value))
+		fmt.Fprintf(&b, "%s=%s\n", p.Key, put(p.Key, p.Value))
 	}
 	for _, v := range t.Vectors {
 		fmt.Fprintf(&b, "%s=[\n", v.Key)
@@ -134,16 +153,29 @@ func (t Template) String() string {
 			if i == len(v.Pairs)-1 {
 				sep = ""
 			}
-			fmt.Fprintf(&b, "  %s=%s%s\n", p.Key, quote(p.Value), sep)
+			fmt.Fprintf(&b, "  %s=%s%s\n", p.Key, put(v.Key+"/"+p.Key, p.Value), sep)
 		}
 		b.WriteString("]\n")
 	}
-	return b.String()
+	return b.String(), errors.Join(errs...)
 }
 
-func quote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-	return `"` + r.Replace(s) + `"`
+// quote writes s as oned reads it back (see Text).
+func quote(s string) (string, error) {
+	if strings.HasSuffix(s, `\`) {
+		if isBareWord(s) {
+			return s, nil
+		}
+		return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`,
+			errors.New("a value ending in a backslash can only be written bare, and this one has blanks or separators")
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`, nil
+}
+
+// isBareWord reports whether s reads back unquoted: oned's STRING token,
+// [^=#[:blank:]\n,\[\]]+, which does not start with a quote.
+func isBareWord(s string) bool {
+	return s != "" && s[0] != '"' && !strings.ContainsAny(s, "=# \t\n\r,[]")
 }
 
 // UnmarshalXML reads a TEMPLATE or USER_TEMPLATE element: an element
@@ -355,11 +387,14 @@ func (p *tplParser) value() (string, error) {
 			case 0:
 				return "", p.errf("unterminated string")
 			case '\\':
-				e := p.next()
-				if e == 0 {
-					return "", p.errf("unterminated string")
+				// Only \" is an escape (oned's unescape); any
+				// other backslash is itself.
+				if p.peek() == '"' {
+					p.next()
+					b.WriteRune('"')
+				} else {
+					b.WriteRune(r)
 				}
-				b.WriteRune(e)
 			case '"':
 				return b.String(), nil
 			default:

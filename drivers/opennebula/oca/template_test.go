@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/bora-sched/bora/drivers/opennebula/oca"
@@ -67,6 +68,48 @@ func TestTemplateXML(t *testing.T) {
 	}
 }
 
+// TestTemplateEscapes: Text writes values as oned's template parser reads
+// them (template_parser.l takes the text between the quotes as is;
+// template_syntax.y's unescape turns only \" into "), and ParseTemplate
+// reads them the same way.
+func TestTemplateEscapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, value, text string
+	}{
+		{"plain", "web", `A="web"`},
+		{"quote", `say "hi"`, `A="say \"hi\""`},
+		// oned keeps a backslash as is: \\ would reach it as two.
+		{"backslash", `C:\vm\disk`, `A="C:\vm\disk"`},
+		{"backslash before a quote", `a\"b`, `A="a\\"b"`},
+		{"backslash n", `line\n`, `A="line\n"`},
+		// A trailing backslash cannot be quoted (\" is a quote): bare.
+		{"trailing backslash", `C:\`, `A=C:\`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tpl := oca.Template{Pairs: []oca.Pair{{Key: "A", Value: tc.value}}}
+			text, err := tpl.Text()
+			if err != nil || text != tc.text+"\n" {
+				t.Fatalf("Text() = %q, %v; want %q", text, err, tc.text+"\n")
+			}
+			back, err := oca.ParseTemplate(text + `B="after \"x\""` + "\n")
+			if v, _ := back.Get("A"); err != nil || v != tc.value {
+				t.Errorf("ParseTemplate(%q): A = %q, %v; want %q", text, v, err, tc.value)
+			}
+			if v, _ := back.Get("B"); v != `after "x"` {
+				t.Errorf("the next attribute reads %q", v)
+			}
+		})
+	}
+	// What oned reads from a raw text: \\ stays two backslashes.
+	if got, _ := oca.ParseTemplate(`A="x\\y"`); got.Pairs[0].Value != `x\\y` {
+		t.Errorf(`"x\\y" reads as %q, oned reads x\\y`, got.Pairs[0].Value)
+	}
+	bad := oca.Template{Vectors: []oca.Vector{{Key: "V", Pairs: []oca.Pair{{Key: "P", Value: `two words\`}}}}}
+	if _, err := bad.Text(); !errors.Is(err, oca.ErrTemplateValue) || !strings.Contains(err.Error(), "V/P") {
+		t.Errorf("Text of an unwritable value: %v, want ErrTemplateValue naming V/P", err)
+	}
+}
+
 // FuzzParseTemplate: never panics; what parses renders and parses back
 // the same.
 func FuzzParseTemplate(f *testing.F) {
@@ -81,7 +124,11 @@ func FuzzParseTemplate(f *testing.F) {
 		if len(in) > 0 && in[0] == '<' {
 			return // XML input: keys need not be valid in the text syntax
 		}
-		again, err := oca.ParseTemplate(tpl.String())
+		text, err := tpl.Text()
+		if err != nil {
+			return // a value oned could not read back either
+		}
+		again, err := oca.ParseTemplate(text)
 		if err != nil {
 			t.Fatalf("%q renders as %q, which does not parse: %v", in, tpl.String(), err)
 		}
