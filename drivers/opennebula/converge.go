@@ -22,8 +22,6 @@ type target struct {
 	seen   bool   // observed at least once
 	before string // USER_TEMPLATE/ERROR when first observed
 	issued map[string]bool
-	atCall string // the VM's state when the last call was made
-	moved  bool   // the state changed since that call
 	last   string // the last state observed
 }
 
@@ -148,9 +146,6 @@ func (d *Driver) visit(ctx context.Context, op string, t *target, step stepFunc)
 			t.seen, t.before = true, v.Error
 		}
 		st := v.stateString()
-		if t.atCall != "" && st != t.atCall {
-			t.moved = true
-		}
 		if st != t.last {
 			log.WithField("state", st).Debug("vm state")
 			t.last = st
@@ -172,10 +167,6 @@ func (d *Driver) visit(ctx context.Context, op string, t *target, step stepFunc)
 		t.issued = map[string]bool{}
 	}
 	t.issued[dec.call] = true
-	t.moved = false
-	if v != nil {
-		t.atCall = v.stateString()
-	}
 	log.WithField("call", dec.call).Info("calling opennebula")
 	if err := dec.do(ctx); err != nil {
 		err = d.opErr(op, t, err)

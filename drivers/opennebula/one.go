@@ -35,16 +35,19 @@ type oneVM struct {
 	Name  string
 	State oca.State
 	LCM   oca.LCMState
-	// PrevLCM is the LCM state the VM was in before LCM (oned's
-	// PREV_LCM_STATE): it tells a finished migration from one that has
-	// not started yet when both show RUNNING on the new host.
-	PrevLCM oca.LCMState
-	Host    string // current placement ("" when never deployed)
-	HostID  int    // -1 when never deployed
-	CPU     float64
-	Memory  int64 // MB
-	STime   int64 // creation, Unix seconds
-	Error   string
+	// PREV_LCM_STATE is not read: oned sets it to LCM_STATE before every
+	// save, so it never tells where the VM came from. The history does.
+	Host   string // current placement ("" when never deployed)
+	HostID int    // -1 when never deployed
+	// Placed is the last history record (Seq -1 when never deployed);
+	// Left is true when the record before it has ended (ETIME set): the
+	// VM has left the host it was migrated from.
+	Placed placement
+	Left   bool
+	CPU    float64
+	Memory int64 // MB
+	STime  int64 // creation, Unix seconds
+	Error  string
 	// Lease is BORA_LEASE: Vector when written as a vector attribute,
 	// Text when written as a single value; Has reports either.
 	Lease struct {
@@ -55,6 +58,17 @@ type oneVM struct {
 	LeaseID  string // BORA_LEASE_ID, "" when not adopted
 	Index    string // BORA_VM_INDEX
 	Rejected string // BORA_ERROR
+}
+
+// placement is what the driver reads of a history record: oned opens one
+// when a deploy, migrate or resume request is accepted, with every time
+// 0; its life-cycle manager then fills them in as the work proceeds.
+type placement struct {
+	Seq    int
+	Action int   // the VM action the record is for (oca.Action*)
+	PETime int64 // the disk copy (prolog) on this host ended
+	RSTime int64 // the VM started running on this host
+	ETime  int64 // the VM left this host
 }
 
 // stateString is "STATE" or "ACTIVE/LCM".
@@ -68,9 +82,13 @@ func (v *oneVM) stateString() string {
 func fromOCA(x *oca.VM) *oneVM {
 	st, lcm := x.State()
 	v := &oneVM{ID: x.ID, UID: x.UID, Owner: x.UName, Name: x.Name, State: st, LCM: lcm,
-		PrevLCM: oca.LCMState(x.PrevLCMStateRaw), HostID: -1, CPU: x.CPU(), Memory: x.Memory(), STime: x.STime}
+		HostID: -1, Placed: placement{Seq: -1}, CPU: x.CPU(), Memory: x.Memory(), STime: x.STime}
 	if h, ok := x.LastHistory(); ok {
 		v.Host, v.HostID = h.Hostname, h.HID
+		v.Placed = placement{Seq: h.SEQ, Action: h.Action, PETime: h.PETime, RSTime: h.RSTime, ETime: h.ETime}
+	}
+	if n := len(x.HistoryRecords); n >= 2 {
+		v.Left = x.HistoryRecords[n-2].ETime != 0
 	}
 	v.Error, _ = x.UserTemplate.Get(attrOneError)
 	v.LeaseID, _ = x.UserTemplate.Get(attrLeaseID)

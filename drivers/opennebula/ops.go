@@ -131,9 +131,11 @@ func (d *Driver) moveSaved(t *target, v *oneVM, there func() decision) decision 
 			return d.one.migrate(ctx, t.id, t.hid, false, d.cfg.Datastore)
 		}}
 	case v.State == oca.Suspended:
-		// On its host. After a migrate call, the new placement shows at
-		// once: wait until the VM went through PROLOG_MIGRATE_SUSPEND.
-		if t.called("migrate") && !t.moved && v.PrevLCM != oca.PrologMigrateSuspend {
+		// On its host. oned opens the new placement when it accepts the
+		// migrate call, before the VM leaves SUSPENDED for
+		// PROLOG_MIGRATE_SUSPEND: the copy is done once the record's
+		// prolog has ended (PETIME), however short it was between polls.
+		if t.called("migrate") && v.Placed.PETime == 0 {
 			return wait()
 		}
 		return there()
@@ -213,9 +215,11 @@ func (d *Driver) LiveMigrate(ctx context.Context, vms []drivers.VM, to []string)
 					return d.one.migrate(ctx, t.id, t.hid, true, d.cfg.Datastore)
 				}}
 			}
-			// The new placement shows at once: done once the VM went
-			// through the migration.
-			if t.called("migrate") && !t.moved && v.PrevLCM != oca.Migrate && v.PrevLCM != oca.BootMigrate {
+			// oned opens the new placement when it accepts the call,
+			// while the VM still runs on the source: the migration is
+			// done once the VM runs on the new host (RSTIME) and has
+			// left the old one (its record's ETIME).
+			if t.called("migrate") && (v.Placed.RSTime == 0 || !v.Left) {
 				return wait()
 			}
 			return done()

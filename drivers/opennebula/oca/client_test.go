@@ -71,9 +71,10 @@ func TestVMDocument(t *testing.T) {
 	if h, ok := vm.LastHistory(); !ok || h.Hostname != "node1" || h.HID != 0 || h.DSID != 0 || vm.StateString() != "ACTIVE/RUNNING" {
 		t.Errorf("after deploy: %s, history %+v", vm.StateString(), vm.HistoryRecords)
 	}
-	// PREV_LCM_STATE is the state RUNNING came from.
-	if oca.LCMState(vm.PrevLCMStateRaw) != oca.Boot {
-		t.Errorf("PREV_LCM_STATE = %v, want BOOT", oca.LCMState(vm.PrevLCMStateRaw))
+	// PREV_LCM_STATE is not where RUNNING came from: oned copies
+	// LCM_STATE into it before every save.
+	if oca.LCMState(vm.PrevLCMStateRaw) != oca.Running {
+		t.Errorf("PREV_LCM_STATE = %v, want RUNNING (as LCM_STATE)", oca.LCMState(vm.PrevLCMStateRaw))
 	}
 
 	host, err := ctl.Host(0).InfoContext(ctx, false)

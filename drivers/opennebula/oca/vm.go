@@ -14,16 +14,19 @@ type VMPool struct {
 // VM is a VM document, following OpenNebula's vm.xsd (the fields bora
 // reads).
 type VM struct {
-	XMLName         xml.Name        `xml:"VM"`
-	ID              int             `xml:"ID"`
-	UID             int             `xml:"UID"`
-	GID             int             `xml:"GID"`
-	UName           string          `xml:"UNAME"`
-	GName           string          `xml:"GNAME"`
-	Name            string          `xml:"NAME"`
-	LastPoll        int64           `xml:"LAST_POLL"`
-	StateRaw        int             `xml:"STATE"`
-	LCMStateRaw     int             `xml:"LCM_STATE"`
+	XMLName     xml.Name `xml:"VM"`
+	ID          int      `xml:"ID"`
+	UID         int      `xml:"UID"`
+	GID         int      `xml:"GID"`
+	UName       string   `xml:"UNAME"`
+	GName       string   `xml:"GNAME"`
+	Name        string   `xml:"NAME"`
+	LastPoll    int64    `xml:"LAST_POLL"`
+	StateRaw    int      `xml:"STATE"`
+	LCMStateRaw int      `xml:"LCM_STATE"`
+	// PREV_STATE and PREV_LCM_STATE always equal STATE and LCM_STATE in
+	// a document: VirtualMachinePool::update copies them before each
+	// save. They do not tell where a VM came from; its history does.
 	PrevStateRaw    int             `xml:"PREV_STATE"`
 	PrevLCMStateRaw int             `xml:"PREV_LCM_STATE"`
 	ReschedValue    int             `xml:"RESCHED"`

@@ -97,7 +97,7 @@ func (s *Server) vmDeploy(c *call) (interface{}, *oneErr, error) {
 		return nil, errAction(c.method, fmt.Sprintf(
 			"Cannot deploy VM [%d] to host [%d]: not enough capacity.", v.id, h.id)), nil
 	}
-	s.openHistory(v, h, ds, oca.ActionNone)
+	s.openHistory(v, h, ds)
 	s.startDeploy(v)
 	return id, nil, nil
 }
@@ -192,11 +192,7 @@ func (s *Server) vmMigrate(c *call) (interface{}, *oneErr, error) {
 		return nil, errAction(c.method, fmt.Sprintf(
 			"Cannot migrate VM [%d] to host [%d]: not enough capacity.", v.id, h.id)), nil
 	}
-	action := oca.ActionMigrate
-	if live && v.state == oca.Active && v.lcm == oca.Running {
-		action = oca.ActionLiveMigrate
-	}
-	s.openHistory(v, h, ds, action)
+	s.openHistory(v, h, ds)
 	s.startMigrate(v, live, mtype)
 	return id, nil, nil
 }

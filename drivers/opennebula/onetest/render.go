@@ -66,7 +66,7 @@ func (s *Server) renderVM(v *vm, extended bool) string {
 	fmt.Fprintf(&b, "<LAST_POLL>0</LAST_POLL><STATE>%d</STATE><LCM_STATE>%d</LCM_STATE>"+
 		"<PREV_STATE>%d</PREV_STATE><PREV_LCM_STATE>%d</PREV_LCM_STATE><RESCHED>0</RESCHED>"+
 		"<STIME>%d</STIME><ETIME>%d</ETIME><DEPLOY_ID>%s</DEPLOY_ID>",
-		v.state, v.lcm, v.prevState, v.prevLCM, v.stime, v.etime, deployID)
+		v.state, v.lcm, v.state, v.lcm, v.stime, v.etime, deployID)
 	b.WriteString("<MONITORING/>")
 	var keepT, keepU func(string) bool
 	if !extended {
@@ -86,11 +86,11 @@ func (s *Server) renderVM(v *vm, extended bool) string {
 		for _, h := range hs {
 			fmt.Fprintf(&b, "<HISTORY><OID>%d</OID><SEQ>%d</SEQ><HOSTNAME>%s</HOSTNAME><HID>%d</HID><CID>0</CID>"+
 				"<STIME>%d</STIME><ETIME>%d</ETIME><VM_MAD>%s</VM_MAD><TM_MAD>%s</TM_MAD><DS_ID>%d</DS_ID>"+
-				"<PSTIME>%d</PSTIME><PETIME>0</PETIME><RSTIME>%d</RSTIME><RETIME>%d</RETIME>"+
-				"<ESTIME>0</ESTIME><EETIME>0</EETIME><ACTION>%d</ACTION><UID>-1</UID><GID>-1</GID>"+
+				"<PSTIME>%d</PSTIME><PETIME>%d</PETIME><RSTIME>%d</RSTIME><RETIME>%d</RETIME>"+
+				"<ESTIME>%d</ESTIME><EETIME>%d</EETIME><ACTION>%d</ACTION><UID>-1</UID><GID>-1</GID>"+
 				"<REQUEST_ID>-1</REQUEST_ID></HISTORY>",
 				v.id, h.seq, esc(h.hostname), h.hid, h.stime, h.etime, cdata("kvm"), cdata("shared"), h.ds,
-				h.stime, h.stime, h.etime, h.action)
+				h.pstime, h.petime, h.rstime, h.retime, h.estime, h.eetime, h.action)
 		}
 		b.WriteString("</HISTORY_RECORDS>")
 	}

@@ -27,6 +27,10 @@ type Delays struct {
 	// ACPI before it gives up and puts the VM back to RUNNING.
 	ShutdownTimeout time.Duration
 	Monitor         time.Duration // INIT -> MONITORED after a host is enabled
+	// Dispatch is how long oned's life-cycle manager takes to act on a
+	// migrate or resume request after answering it: meanwhile the VM
+	// shows the new history record and its old state. 0 acts at once.
+	Dispatch time.Duration
 }
 
 // DefaultDelays are short, for tests: 20 ms a state, 2 s for an ignored

@@ -42,7 +42,11 @@ func (t transition) String() string {
 	return t.state.String()
 }
 
-// hist is one history record (a placement).
+// hist is one history record (a placement), with oned's times: the
+// record's start and end, and those of its prolog (disk copy), running
+// and epilog phases. oned opens a record on deploy, migrate and resume
+// (a copy of the last one, on the same host), and after a failed live
+// or save migration (a copy of the source's record: the VM is back).
 type hist struct {
 	seq      int
 	hid      int
@@ -50,6 +54,12 @@ type hist struct {
 	ds       int
 	stime    int64
 	etime    int64
+	pstime   int64
+	petime   int64
+	rstime   int64
+	retime   int64
+	estime   int64
+	eetime   int64
 	action   int
 }
 
@@ -59,8 +69,6 @@ type vm struct {
 	name         string
 	state        oca.State
 	lcm          oca.LCMState
-	prevState    oca.State
-	prevLCM      oca.LCMState
 	stime, etime int64
 	tmpl, user   oca.Template
 	history      []*hist
@@ -103,23 +111,64 @@ func (v *vm) hostID() int {
 	return -1
 }
 
+// prev is the record before the last (the source of a migration).
+func (v *vm) prev() *hist {
+	if len(v.history) < 2 {
+		return nil
+	}
+	return v.history[len(v.history)-2]
+}
+
+// set changes v's state. There is no previous state to keep: oned's
+// VirtualMachinePool::update copies the state into PREV_STATE and
+// PREV_LCM_STATE before every save, so every document shows them equal
+// to STATE and LCM_STATE (see renderVM).
 func (s *Server) set(v *vm, st oca.State, lcm oca.LCMState) {
 	if v.state == st && v.lcm == lcm {
 		return
 	}
-	v.prevState, v.prevLCM = v.state, v.lcm
 	v.state, v.lcm = st, lcm
 	v.trail = append(v.trail, transition{st, lcm})
 }
 
-// phase is a state the VM enters and how long it stays before the next.
+// phase is a state the VM enters, how long it stays before the next, and
+// what oned writes into the history record on entering it.
 type phase struct {
 	st  oca.State
 	lcm oca.LCMState
 	d   time.Duration
+	on  func()
 }
 
-func active(lcm oca.LCMState, d time.Duration) phase { return phase{oca.Active, lcm, d} }
+func active(lcm oca.LCMState, d time.Duration) phase { return phase{st: oca.Active, lcm: lcm, d: d} }
+
+func inState(st oca.State) phase { return phase{st: st, lcm: oca.LcmInit} }
+
+// with returns p that also runs f when entered.
+func (p phase) with(f func()) phase {
+	p.on = f
+	return p
+}
+
+func (s *Server) unix() int64 { return s.now().Unix() }
+
+// lcm runs f (the life-cycle manager's part of a request) after
+// Delays.Dispatch: oned answers a request once it is queued, so for a
+// while the VM shows the new history record and its old state. A later
+// request on v cancels f.
+func (s *Server) lcm(v *vm, f func()) {
+	if s.delays.Dispatch <= 0 {
+		f()
+		return
+	}
+	v.gen++
+	gen := v.gen
+	s.after(s.delays.Dispatch, func() {
+		if v.gen == gen {
+			f()
+		}
+	})
+}
 
 // run moves v through phases, entering the first now; then runs once the
 // last is entered. A later run (or done) on v cancels what is left.
@@ -130,6 +179,9 @@ func (s *Server) run(v *vm, phases []phase, then func()) {
 	step = func(i int) {
 		p := phases[i]
 		s.set(v, p.st, p.lcm)
+		if p.on != nil {
+			p.on()
+		}
 		if i == len(phases)-1 {
 			if then != nil {
 				then()
@@ -162,13 +214,19 @@ func (s *Server) setError(v *vm, msg string) {
 	v.user.Set("ERROR", s.now().Format(time.ANSIC)+" : "+msg)
 }
 
-func (s *Server) openHistory(v *vm, h *host, ds int, action int) {
-	now := s.now().Unix()
-	if l := v.last(); l != nil && l.etime == 0 {
-		l.etime = now
-		l.action = action
-	}
-	v.history = append(v.history, &hist{seq: len(v.history), hid: h.id, hostname: h.name, ds: ds, stime: now})
+// openHistory is the request's add_history: a new record on h, every
+// time 0 until the life-cycle manager starts the work.
+func (s *Server) openHistory(v *vm, h *host, ds int) {
+	v.history = append(v.history, &hist{seq: len(v.history), hid: h.id, hostname: h.name, ds: ds})
+}
+
+// copyHistory is oned's cp_history / cp_previous_history: a new record
+// on from's host, started now.
+func (s *Server) copyHistory(v *vm, from *hist) *hist {
+	now := s.unix()
+	n := &hist{seq: len(v.history), hid: from.hid, hostname: from.hostname, ds: from.ds, stime: now, rstime: now}
+	v.history = append(v.history, n)
+	return n
 }
 
 func (s *Server) closeHistory(v *vm, action int) {
@@ -189,16 +247,19 @@ func (s *Server) done(v *vm, action int) {
 
 func (s *Server) startDeploy(v *vm) {
 	d := s.delays
+	cur := v.last()
+	cur.stime, cur.pstime = s.unix(), s.unix()
+	boot := active(oca.Boot, d.Boot).with(func() { cur.petime, cur.rstime = s.unix(), s.unix() })
 	if msg, ok := s.takeFail(v, OpProlog); ok {
 		s.run(v, []phase{active(oca.Prolog, d.Prolog), active(oca.PrologFailure, 0)}, func() { s.setError(v, msg) })
 		return
 	}
 	if msg, ok := s.takeFail(v, OpBoot); ok {
-		s.run(v, []phase{active(oca.Prolog, d.Prolog), active(oca.Boot, d.Boot), active(oca.BootFailure, 0)},
+		s.run(v, []phase{active(oca.Prolog, d.Prolog), boot, active(oca.BootFailure, 0)},
 			func() { s.setError(v, msg) })
 		return
 	}
-	s.run(v, []phase{active(oca.Prolog, d.Prolog), active(oca.Boot, d.Boot), active(oca.Running, 0)}, nil)
+	s.run(v, []phase{active(oca.Prolog, d.Prolog), boot, active(oca.Running, 0)}, nil)
 }
 
 // ---- actions -----------------------------------------------------------
@@ -218,21 +279,20 @@ func (s *Server) action(v *vm, action string) (errText string, supported bool) {
 		if v.state != oca.Active || v.lcm != oca.Running {
 			return wrongState(v), true
 		}
+		cur := v.last()
+		cur.action = oca.ActionSuspend
 		if msg, ok := s.takeFail(v, OpSuspend); ok {
-			s.run(v, []phase{active(oca.SaveSuspend, d.Save), active(oca.Running, 0)}, func() { s.setError(v, msg) })
+			// save_failure: RUNNING again, the action cleared.
+			s.run(v, []phase{active(oca.SaveSuspend, d.Save), active(oca.Running, 0).with(func() { cur.action = oca.ActionNone })},
+				func() { s.setError(v, msg) })
 		} else {
-			s.run(v, []phase{active(oca.SaveSuspend, d.Save), {oca.Suspended, oca.LcmInit, 0}}, nil)
+			s.run(v, []phase{active(oca.SaveSuspend, d.Save), inState(oca.Suspended)}, nil)
 		}
 		return "", true
 	case "resume":
 		switch {
 		case v.state == oca.Suspended:
-			if msg, ok := s.takeFail(v, OpResume); ok {
-				s.run(v, []phase{active(oca.BootSuspended, d.Restore), {oca.Suspended, oca.LcmInit, 0}},
-					func() { s.setError(v, msg) })
-			} else {
-				s.run(v, []phase{active(oca.BootSuspended, d.Restore), active(oca.Running, 0)}, nil)
-			}
+			s.lcm(v, func() { s.restore(v) })
 		case v.state == oca.Poweroff:
 			s.run(v, []phase{active(oca.BootPoweroff, d.Boot), active(oca.Running, 0)}, nil)
 		case v.state == oca.Active && v.lcm == oca.Unknown:
@@ -259,10 +319,30 @@ func (s *Server) action(v *vm, action string) (errText string, supported bool) {
 		if v.state != oca.Active || (v.lcm != oca.Running && v.lcm != oca.Unknown) {
 			return wrongState(v), true
 		}
-		s.run(v, []phase{active(oca.ShutdownPoweroff, d.Shutdown), {oca.Poweroff, oca.LcmInit, 0}}, nil)
+		s.run(v, []phase{active(oca.ShutdownPoweroff, d.Shutdown), inState(oca.Poweroff)}, nil)
 		return "", true
 	}
 	return "", false
+}
+
+// restore is the life-cycle manager's trigger_restore: the record of the
+// suspension ends, a copy on the same host starts with ACTION resume;
+// BOOT_SUSPENDED, then RUNNING (the action cleared, as on every boot) or,
+// on failure, SUSPENDED again.
+func (s *Server) restore(v *vm) {
+	if v.state != oca.Suspended || v.last() == nil {
+		return
+	}
+	v.last().etime = s.unix()
+	n := s.copyHistory(v, v.last())
+	n.action = oca.ActionResume
+	boot := active(oca.BootSuspended, s.delays.Restore)
+	if msg, ok := s.takeFail(v, OpResume); ok {
+		s.run(v, []phase{boot, inState(oca.Suspended).with(func() { n.retime = s.unix() })},
+			func() { s.setError(v, msg) })
+		return
+	}
+	s.run(v, []phase{boot, active(oca.Running, 0).with(func() { n.action = oca.ActionNone })}, nil)
 }
 
 func (s *Server) terminate(v *vm, hard bool) string {
@@ -290,7 +370,7 @@ func (s *Server) terminate(v *vm, hard bool) string {
 			}
 			s.epilog(v, action, active(oca.Shutdown, d.Shutdown))
 		case v.lcm.IsFailure():
-			s.run(v, []phase{active(oca.CleanupDelete, d.Shutdown), {oca.Done, oca.LcmInit, 0}}, finish)
+			s.run(v, []phase{active(oca.CleanupDelete, d.Shutdown), inState(oca.Done)}, finish)
 		default:
 			return fmt.Sprintf("Could not terminate VM %d, wrong state %s.", v.id, v.stateStr())
 		}
@@ -306,56 +386,115 @@ func (s *Server) epilog(v *vm, action int, pre ...phase) {
 			func() { s.setError(v, msg) })
 		return
 	}
-	s.run(v, append(pre, active(oca.Epilog, s.delays.Prolog), phase{oca.Done, oca.LcmInit, 0}),
+	s.run(v, append(pre, active(oca.Epilog, s.delays.Prolog), inState(oca.Done)),
 		func() { s.done(v, action) })
 }
 
-// ---- migrate -----------------------------------------------------------
+// ---- migrate ----------------------------------------------------------
 
+// startMigrate is the life-cycle manager's part of one.vm.migrate (the
+// request already opened the record on the destination, see
+// openHistory), after Delays.Dispatch (see lcm). The history follows
+// LifeCycleActions.cc and LifeCycleStates.cc: the source's record ends
+// (ETIME, RETIME) when the VM leaves it, the destination's gets PSTIME
+// and PETIME around the disk copy and RSTIME once the VM runs there.
 func (s *Server) startMigrate(v *vm, live bool, mtype int) {
-	d := s.delays
-	switch {
-	case v.state == oca.Active && v.lcm == oca.Running && live:
-		if msg, ok := s.takeFail(v, OpLiveMigrate); ok {
-			// Back on the source host: drop the new placement.
-			s.run(v, []phase{active(oca.Migrate, d.Migrate), active(oca.Running, 0)}, func() {
-				v.history = v.history[:len(v.history)-1]
-				v.last().etime, v.last().action = 0, oca.ActionNone
-				s.setError(v, msg)
-			})
+	s.lcm(v, func() {
+		cur, prev := v.last(), v.prev()
+		if cur == nil || prev == nil {
 			return
 		}
-		s.run(v, []phase{active(oca.Migrate, d.Migrate), active(oca.Running, 0)}, nil)
-	case v.state == oca.Active && v.lcm == oca.Running:
-		first := active(oca.SaveMigrate, d.Save)
-		boot := active(oca.BootMigrate, d.Restore)
-		if mtype != oca.MigrateSave {
-			first = active(oca.ShutdownPoweroff, d.Shutdown)
-			boot = active(oca.Boot, d.Boot)
+		switch {
+		case v.state == oca.Active && v.lcm == oca.Running && live:
+			s.liveMigrate(v, cur, prev)
+		case v.state == oca.Active && v.lcm == oca.Running:
+			s.saveMigrate(v, cur, prev, mtype)
+		case v.state == oca.Active && v.lcm == oca.Unknown,
+			v.state == oca.Suspended, v.state == oca.Poweroff:
+			s.prologMigrate(v, cur, prev)
 		}
-		if msg, ok := s.takeFail(v, OpMigrate); ok {
-			s.run(v, []phase{first, active(oca.PrologMigrate, d.Prolog), active(oca.PrologMigrateFailure, 0)},
-				func() { s.setError(v, msg) })
-			return
-		}
-		s.run(v, []phase{first, active(oca.PrologMigrate, d.Prolog), boot, active(oca.Running, 0)}, nil)
-	case v.state == oca.Active && v.lcm == oca.Unknown:
-		s.run(v, []phase{active(oca.PrologMigrateUnknown, d.Prolog), active(oca.Boot, d.Boot), active(oca.Running, 0)}, nil)
-	case v.state == oca.Suspended:
-		if msg, ok := s.takeFail(v, OpMigrate); ok {
-			s.run(v, []phase{active(oca.PrologMigrateSuspend, d.Prolog), active(oca.PrologMigrateSuspendFailure, 0)},
-				func() { s.setError(v, msg) })
-			return
-		}
-		s.run(v, []phase{active(oca.PrologMigrateSuspend, d.Prolog), {oca.Suspended, oca.LcmInit, 0}}, nil)
-	case v.state == oca.Poweroff:
-		if msg, ok := s.takeFail(v, OpMigrate); ok {
-			s.run(v, []phase{active(oca.PrologMigratePoweroff, d.Prolog), active(oca.PrologMigratePoweroffFailure, 0)},
-				func() { s.setError(v, msg) })
-			return
-		}
-		s.run(v, []phase{active(oca.PrologMigratePoweroff, d.Prolog), {oca.Poweroff, oca.LcmInit, 0}}, nil)
+	})
+}
+
+// leave ends the source's record: the VM has left it.
+func (s *Server) leave(prev *hist) { prev.etime, prev.retime = s.unix(), s.unix() }
+
+// liveMigrate: MIGRATE, then RUNNING on the destination. On failure the
+// destination's record ends and a copy of the source's opens: the VM
+// runs where it was.
+func (s *Server) liveMigrate(v *vm, cur, prev *hist) {
+	cur.stime = s.unix()
+	prev.action = oca.ActionLiveMigrate
+	migrate := active(oca.Migrate, s.delays.Migrate)
+	if msg, ok := s.takeFail(v, OpLiveMigrate); ok {
+		s.run(v, []phase{migrate, active(oca.Running, 0).with(func() {
+			cur.etime = s.unix()
+			s.leave(prev)
+			s.copyHistory(v, prev)
+		})}, func() { s.setError(v, msg) })
+		return
 	}
+	s.run(v, []phase{migrate, active(oca.Running, 0).with(func() {
+		cur.rstime = s.unix()
+		s.leave(prev)
+	})}, nil)
+}
+
+// saveMigrate is the cold migration of a running VM: SAVE_MIGRATE (or
+// SHUTDOWN_POWEROFF for the poweroff types), PROLOG_MIGRATE, then
+// BOOT_MIGRATE (or BOOT) and RUNNING on the destination.
+func (s *Server) saveMigrate(v *vm, cur, prev *hist, mtype int) {
+	d := s.delays
+	cur.stime = s.unix()
+	cur.action, prev.action = oca.ActionMigrate, oca.ActionMigrate
+	first := active(oca.SaveMigrate, d.Save)
+	boot := active(oca.BootMigrate, d.Restore)
+	if mtype != oca.MigrateSave {
+		first = active(oca.ShutdownPoweroff, d.Shutdown)
+		boot = active(oca.Boot, d.Boot)
+	}
+	prolog := active(oca.PrologMigrate, d.Prolog).with(func() {
+		s.leave(prev)
+		cur.pstime = s.unix()
+	})
+	boot = boot.with(func() { cur.petime, cur.rstime = s.unix(), s.unix() })
+	if msg, ok := s.takeFail(v, OpMigrate); ok {
+		s.run(v, []phase{first, prolog, active(oca.PrologMigrateFailure, 0)}, func() { s.setError(v, msg) })
+		return
+	}
+	s.run(v, []phase{first, prolog, boot, active(oca.Running, 0)}, nil)
+}
+
+// prologMigrate moves a VM that does not run (SUSPENDED, POWEROFF, or
+// UNKNOWN on a failed host): the source's record ends at once, the disk
+// copy runs, and the VM is back in its state on the destination (an
+// UNKNOWN one boots there).
+func (s *Server) prologMigrate(v *vm, cur, prev *hist) {
+	d := s.delays
+	s.leave(prev)
+	cur.stime, cur.pstime = s.unix(), s.unix()
+	cur.action = oca.ActionMigrate
+	copied := func() { cur.petime = s.unix() }
+	var working, failed oca.LCMState
+	var end []phase
+	switch v.state {
+	case oca.Suspended:
+		working, failed = oca.PrologMigrateSuspend, oca.PrologMigrateSuspendFailure
+		end = []phase{inState(oca.Suspended).with(copied)}
+	case oca.Poweroff:
+		working, failed = oca.PrologMigratePoweroff, oca.PrologMigratePoweroffFailure
+		end = []phase{inState(oca.Poweroff).with(copied)}
+	default:
+		prev.action = oca.ActionMigrate
+		working, failed = oca.PrologMigrateUnknown, oca.PrologMigrateUnknownFailure
+		end = []phase{active(oca.Boot, d.Boot).with(func() { cur.petime, cur.rstime = s.unix(), s.unix() }),
+			active(oca.Running, 0)}
+	}
+	if msg, ok := s.takeFail(v, OpMigrate); ok {
+		s.run(v, []phase{active(working, d.Prolog), active(failed, 0)}, func() { s.setError(v, msg) })
+		return
+	}
+	s.run(v, append([]phase{active(working, d.Prolog)}, end...), nil)
 }
 
 // ---- allocation --------------------------------------------------------
