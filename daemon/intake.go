@@ -2,11 +2,13 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/drivers"
 	"github.com/bora-sched/bora/drivers/opennebula"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
@@ -104,8 +106,9 @@ func (d *Daemon) driverIDs(id uint64) []string {
 }
 
 // refreshHosts asks the driver for its hosts again: new ones join the slot
-// table, and hosts that stopped (or started) answering are closed (or
-// opened) to new placements.
+// table, hosts that stopped (or started) answering are closed (or
+// opened) to new placements, and every host's capacity follows what the
+// driver reports (see refreshHost).
 func (d *Daemon) refreshHosts(ctx context.Context) {
 	found, err := d.drv.Hosts(ctx)
 	if err != nil {
@@ -114,31 +117,89 @@ func (d *Daemon) refreshHosts(ctx context.Context) {
 	}
 	d.post(func(t *tx) {
 		for _, f := range found {
-			id, ok := d.names[f.Name]
-			if !ok {
-				nid, err := d.table.AddHost(f.Name, slottable.Resources{f.CPU, f.Memory})
-				if err != nil {
-					d.log.WithError(err).WithField("host", f.Name).Error("adding a new host")
-					continue
-				}
-				d.names[f.Name] = nid
-				d.hosts = append(d.hosts, &host{Name: f.Name, CPU: f.CPU, Memory: f.Memory, Enabled: true, Up: f.Up, Power: "on"})
-				d.power.addHost(t.now, d.hosts[nid]) // energy.go
-				d.log.WithField("host", f.Name).Info("new host")
-				id = nid
-				if f.Up {
-					t.acts = append(t.acts, d.sched.Advance(t.now)...)
-					continue
-				}
-			}
-			h := d.hosts[id]
-			if h.Up == f.Up && !h.Retired {
-				continue
-			}
-			h.Up, h.Retired = f.Up, false
-			_ = d.setEnabled(t, id) // energy.go
-			d.log.WithField("host", f.Name).WithField("up", f.Up).Info("host changed")
+			d.refreshHost(t, f)
 		}
 		t.mutated = true
 	})
+}
+
+// refreshHost brings one host the driver reports into the plan. A
+// capacity of 0 (OpenNebula's, before a host's first monitoring and
+// while it is OFFLINE) is not a size: such a host takes nothing new, and
+// keeps the capacity it had. Any other capacity that differs from the
+// plan's is a change the plan follows (scheduler.SetHostCapacity).
+func (d *Daemon) refreshHost(t *tx, f drivers.Host) {
+	log := d.log.WithField("component", "intake").WithField("host", f.Name)
+	cpu, memory := d.capacityOf(f)
+	measured := cpu > 0 && memory > 0
+	up := f.Up && measured
+	id, ok := d.names[f.Name]
+	if !ok {
+		nid, err := d.table.AddHost(f.Name, slottable.Resources{cpu, memory})
+		if err != nil {
+			log.WithError(err).Error("adding a new host")
+			return
+		}
+		d.names[f.Name] = nid
+		d.hosts = append(d.hosts, &host{Name: f.Name, CPU: cpu, Memory: memory, Enabled: true, Up: up, Power: "on"})
+		d.power.addHost(t.now, d.hosts[nid]) // energy.go
+		log.WithField("up", up).WithField("measured", measured).Info("new host")
+		if up {
+			t.acts = append(t.acts, d.sched.Advance(t.now)...)
+		} else {
+			_ = d.setEnabled(t, nid) // energy.go: closed until it answers with a size
+		}
+		return
+	}
+	h := d.hosts[id]
+	if measured && (h.CPU != cpu || h.Memory != memory) {
+		d.resizeHost(t, id, cpu, memory)
+	}
+	if h.Up == up && !h.Retired {
+		return
+	}
+	h.Up, h.Retired = up, false
+	_ = d.setEnabled(t, id) // energy.go
+	log.WithField("up", up).Info("host changed")
+}
+
+// resizeHost changes host id's capacity in the plan. When leases running
+// there hold more than the new size, the scheduler keeps what they hold
+// (and closes the host); the host record keeps that too, so the next poll
+// tries again until they end.
+func (d *Daemon) resizeHost(t *tx, id slottable.HostID, cpu, memory int64) {
+	h := d.hosts[id]
+	log := d.log.WithField("component", "intake").WithField("host", h.Name)
+	acts, err := d.sched.SetHostCapacity(t.now, id, slottable.Resources{cpu, memory})
+	t.acts = append(t.acts, acts...)
+	if c := d.sched.HostCapacity(id); c != nil {
+		h.CPU, h.Memory = c[slottable.CPU], c[slottable.Memory]
+	}
+	switch {
+	case errors.Is(err, scheduler.ErrHostOvercommitted):
+		log.WithError(err).Warn("host capacity shrank under running leases")
+	case err != nil:
+		log.WithError(err).Error("changing a host's capacity")
+	default:
+		log.WithField("cpu", cpu).WithField("memory_mb", memory).Info("host capacity changed")
+		_ = d.setEnabled(t, id) // energy.go: opens it if it was closed while overcommitted
+	}
+}
+
+// capacityOf is the capacity a driver's host is planned with: the
+// driver's, unless the configuration gives the host's cores or memory.
+func (d *Daemon) capacityOf(f drivers.Host) (cpu, memory int64) {
+	cpu, memory = f.CPU, f.Memory
+	for _, h := range d.cfg.Hosts {
+		if h.Name != f.Name {
+			continue
+		}
+		if h.CPU > 0 {
+			cpu = int64(h.CPU * 100)
+		}
+		if h.Memory > 0 {
+			memory = h.Memory
+		}
+	}
+	return cpu, memory
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -121,6 +122,92 @@ func TestOpenNebulaIntake(t *testing.T) {
 				t.Fatalf("VM %d after cancel: %v %v", id, st, lcm)
 			}
 			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// TestOpenNebulaHostMonitoredLate: borad first sees host one-n just
+// created in OpenNebula (INIT), which reports 0 CPU and memory until its
+// first monitoring; one-a (1 core) is monitored. Two best-effort leases of
+// one 1-core VM for 2 h arrive: one runs on one-a, the other waits for it
+// (2 h). one-n is then monitored and reports 4 cores and 4096 MB: at the
+// next poll borad plans with that, and the waiting lease runs on one-n at
+// once, not in 2 h.
+func TestOpenNebulaHostMonitoredLate(t *testing.T) {
+	d5 := 5 * time.Millisecond
+	one := onetest.New(onetest.Options{Delays: onetest.Delays{Prolog: d5, Boot: d5, Save: d5, Restore: d5, Shutdown: d5}})
+	srv := httptest.NewServer(one)
+	t.Cleanup(srv.Close)
+	one.AddHost("one-a", 100, 1024)
+	late := one.AddHostUnmonitored("one-n", 400, 4096)
+	one.AddUser("carol", "pw")
+	var ids []int
+	for i := 0; i < 2; i++ {
+		id, err := one.AddVM("carol", fmt.Sprintf("CPU=1\nMEMORY=512\nBORA_LEASE=[ ID=\"job%d\", START=\"best-effort\", DURATION=\"02:00:00\" ]", i), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	c := testConfig(t.TempDir(), 0)
+	c.Hosts = nil
+	c.Daemon.Clock = "real"
+	c.Driver.Name = "opennebula"
+	c.Driver.OpenNebula.Endpoint = srv.URL + "/RPC2"
+	c.Driver.OpenNebula.User, c.Driver.OpenNebula.Password = "oneadmin", "opennebula"
+	c.Driver.OpenNebula.PollInterval = 20 * time.Millisecond
+	if err := c.ValidateDaemon(); err != nil {
+		t.Fatal(err)
+	}
+	d := start(t, c)
+	ctx := context.Background()
+	// running is how many leases run, and where.
+	running := func() (int, []string) {
+		ls, err := d.ListLeases(ctx, admin, api.LeaseFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, l := range ls {
+			if l.State == "running" {
+				n++
+			}
+		}
+		var where []string
+		for _, id := range ids {
+			where = append(where, one.VMHost(id))
+		}
+		return n, where
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if n, _ := running(); n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			n, where := running()
+			t.Fatalf("%d leases running (VMs on %q), want 1 on one-a", n, where)
+		}
+	}
+	// Not monitored: no capacity, closed, and nothing placed there.
+	time.Sleep(100 * time.Millisecond) // five polls
+	if h, err := d.GetHost(ctx, admin, "one-n"); err != nil || h.CPU != 0 || h.Up {
+		t.Fatalf("one-n before its monitoring: %+v, %v; want 0 cores, down", h, err)
+	}
+	if n, where := running(); n != 1 {
+		t.Fatalf("%d leases running (VMs on %q) before one-n is monitored, want 1", n, where)
+	}
+	one.MonitorHost(late)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		n, where := running()
+		h, _ := d.GetHost(ctx, admin, "one-n")
+		if n == 2 && h.CPU == 4 && h.Memory == 4096 && h.Up {
+			if strings.Join(where, " ") != "one-a one-n" && strings.Join(where, " ") != "one-n one-a" {
+				t.Fatalf("VMs on %q, want one on one-a and one on one-n", where)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after one-n was monitored: %d leases running (VMs on %q), one-n %+v; want 2, one-n of 4 cores and 4096 MB", n, where, h)
 		}
 	}
 }

@@ -194,7 +194,9 @@ func (d *Driver) hostID(ctx context.Context, name string) (int, error) {
 
 // Hosts lists OpenNebula's hosts (one.hostpool.info): CPU is MAX_CPU
 // (hundredths of a core, as OpenNebula counts), Memory MAX_MEM in MB, Up
-// when the host is MONITORED.
+// when the host is MONITORED. Both are 0 for a host not monitored yet
+// (INIT) and for one OFFLINE (Host::offline zeroes them): the daemon
+// treats that as "no size known", not as a size.
 func (d *Driver) Hosts(ctx context.Context) ([]drivers.Host, error) {
 	hosts, err := d.refreshHosts(ctx)
 	if err != nil {

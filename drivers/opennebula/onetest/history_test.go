@@ -85,3 +85,51 @@ func TestDocumentsKeepWhatOnedKeeps(t *testing.T) {
 		t.Errorf("history\n %q\nwant %q", got, want)
 	}
 }
+
+// TestHostCapacityOnlyOnceMonitored: a host just created (INIT) reports
+// TOTAL and MAX CPU and memory 0 until its first monitoring; OFFLINE
+// zeroes them again (Host::offline), and a host enabled from there
+// reports 0 until monitored again.
+func TestHostCapacityOnlyOnceMonitored(t *testing.T) {
+	s, ctl, _ := start(t)
+	ctx := context.Background()
+	id := s.AddHostUnmonitored("node3", 400, 4096)
+	share := func() string {
+		t.Helper()
+		h, err := ctl.Host(id).InfoContext(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := h.Share
+		return fmt.Sprintf("%s %d/%d %d/%d", h.State(), sh.TotalCPU, sh.MaxCPU, sh.TotalMem, sh.MaxMem)
+	}
+	if got := share(); got != "INIT 0/0 0/0" {
+		t.Errorf("new host: %s, want INIT with 0", got)
+	}
+	s.MonitorHost(id)
+	if got := share(); got != "MONITORED 400/400 4194304/4194304" {
+		t.Errorf("monitored: %s, want 4 cores and 4096 MB (in KB)", got)
+	}
+	if err := ctl.Host(id).StatusContext(ctx, oca.HostStatusOffline); err != nil {
+		t.Fatal(err)
+	}
+	if got := share(); got != "OFFLINE 0/0 0/0" {
+		t.Errorf("offline: %s, want 0", got)
+	}
+	if err := ctl.Host(id).StatusContext(ctx, oca.HostStatusEnabled); err != nil {
+		t.Fatal(err)
+	}
+	if got := share(); got != "INIT 0/0 0/0" {
+		t.Errorf("enabled again, not monitored yet: %s, want INIT with 0", got)
+	}
+	// Monitored again after Delays.Monitor (20 ms).
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		got := share()
+		if got == "MONITORED 400/400 4194304/4194304" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("monitored again: %s", got)
+		}
+	}
+}

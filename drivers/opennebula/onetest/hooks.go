@@ -35,6 +35,31 @@ func (s *Server) AddHost(name string, cpu, memMB int64) int {
 	return id
 }
 
+// AddHostUnmonitored adds a KVM host as onehost create does: INIT, its
+// capacity (cpu hundredths of a core, memMB) reported as 0 until
+// MonitorHost. It returns the host's id.
+func (s *Server) AddHostUnmonitored(name string, cpu, memMB int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.nextHst
+	s.nextHst++
+	h := &host{id: id, name: name, cpu: cpu, memKB: memMB * 1024, state: oca.HostInit,
+		trail: []oca.HostState{oca.HostInit}}
+	s.hosts[id] = h
+	return id
+}
+
+// MonitorHost: the first (or next) monitoring of hostID answers: the host
+// is MONITORED and reports its capacity.
+func (s *Server) MonitorHost(hostID int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.hosts[hostID]; h != nil {
+		h.gen++
+		s.setHost(h, oca.HostMonitored)
+	}
+}
+
 // AddDatastore adds a system datastore.
 func (s *Server) AddDatastore(id int, name string) {
 	s.mu.Lock()

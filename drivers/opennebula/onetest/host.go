@@ -11,10 +11,14 @@ type host struct {
 	name  string
 	state oca.HostState
 	prev  oca.HostState
-	cpu   int64 // hundredths of a core
+	cpu   int64 // hundredths of a core, once monitored
 	memKB int64
 	trail []oca.HostState
 	gen   int
+	// monitored: the host's capacity is known. A new host reports 0
+	// until its first monitoring, and Host::offline zeroes it (a host
+	// enabled again from OFFLINE reports 0 until monitored again).
+	monitored bool
 }
 
 func (s *Server) setHost(h *host, st oca.HostState) {
@@ -23,6 +27,22 @@ func (s *Server) setHost(h *host, st oca.HostState) {
 	}
 	h.prev, h.state = h.state, st
 	h.trail = append(h.trail, st)
+	switch st {
+	case oca.HostMonitored:
+		h.monitored = true
+	case oca.HostOffline:
+		h.monitored = false
+	}
+}
+
+// capacity is what the host document shows: TOTAL and MAX CPU (hundredths
+// of a core) and memory (KB), 0 while the host is not monitored yet or
+// OFFLINE.
+func (h *host) capacity() (cpu, memKB int64) {
+	if !h.monitored {
+		return 0, 0
+	}
+	return h.cpu, h.memKB
 }
 
 // usage is what the VMs placed on h allocate: CPU in hundredths, memory
@@ -42,7 +62,8 @@ func (s *Server) usage(h *host) (cpu, memKB int64, vms []int) {
 // fits is HostShare::test_capacity for one more VM.
 func (s *Server) fits(h *host, v *vm) bool {
 	cpu, mem, _ := s.usage(h)
-	return cpu+int64(v.cpu*100+0.5) <= h.cpu && mem+v.mem*1024 <= h.memKB
+	maxCPU, maxMem := h.capacity()
+	return cpu+int64(v.cpu*100+0.5) <= maxCPU && mem+v.mem*1024 <= maxMem
 }
 
 // hostFor is get_host_information: the host must exist and not be

@@ -103,6 +103,7 @@ func (s *Server) renderVM(v *vm, extended bool) string {
 
 func (s *Server) renderHost(h *host) string {
 	cpu, mem, vms := s.usage(h)
+	maxCPU, maxMem := h.capacity()
 	var b strings.Builder
 	fmt.Fprintf(&b, "<HOST><ID>%d</ID><NAME>%s</NAME><STATE>%d</STATE><PREV_STATE>%d</PREV_STATE>"+
 		"<IM_MAD>%s</IM_MAD><VM_MAD>%s</VM_MAD><CLUSTER_ID>0</CLUSTER_ID><CLUSTER>default</CLUSTER>",
@@ -112,7 +113,7 @@ func (s *Server) renderHost(h *host) string {
 		"<RUNNING_VMS>%d</RUNNING_VMS><VMS_THREAD>1</VMS_THREAD>"+
 		"<DATASTORES><DISK_USAGE>0</DISK_USAGE><FREE_DISK>102400</FREE_DISK><MAX_DISK>102400</MAX_DISK>"+
 		"<USED_DISK>0</USED_DISK></DATASTORES><PCI_DEVICES/><NUMA_NODES/></HOST_SHARE>",
-		mem, cpu, h.memKB, h.cpu, h.memKB, h.cpu, len(vms))
+		mem, cpu, maxMem, maxCPU, maxMem, maxCPU, len(vms))
 	if len(vms) == 0 {
 		b.WriteString("<VMS/>")
 	} else {
