@@ -13,6 +13,24 @@ import (
 	"github.com/bora-sched/bora/drivers/opennebula/onetest"
 )
 
+// startOpenNebula starts borad with the OpenNebula driver on the oned
+// stand-in at url, on the real clock, polling every 20 ms.
+func startOpenNebula(t *testing.T, url string) *running {
+	t.Helper()
+	c := testConfig(t.TempDir(), 0)
+	c.Hosts = nil
+	c.Daemon.Clock = "real"
+	c.Driver.Name = "opennebula"
+	c.Driver.OpenNebula.Endpoint = url + "/RPC2"
+	c.Driver.OpenNebula.User, c.Driver.OpenNebula.Password = "oneadmin", "opennebula"
+	c.Driver.OpenNebula.PollInterval = 20 * time.Millisecond
+	if err := c.ValidateDaemon(); err != nil {
+		t.Fatal(err)
+	}
+	d := start(t, c)
+	return d
+}
+
 // TestOpenNebulaIntake runs borad as OpenNebula's scheduler against the
 // oned stand-in: two VMs on HOLD sharing a BORA_LEASE ID become one lease
 // of two VMs, deployed and running on OpenNebula's hosts; `lease show`
@@ -33,17 +51,7 @@ func TestOpenNebulaIntake(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	c := testConfig(t.TempDir(), 0)
-	c.Hosts = nil
-	c.Daemon.Clock = "real"
-	c.Driver.Name = "opennebula"
-	c.Driver.OpenNebula.Endpoint = srv.URL + "/RPC2"
-	c.Driver.OpenNebula.User, c.Driver.OpenNebula.Password = "oneadmin", "opennebula"
-	c.Driver.OpenNebula.PollInterval = 20 * time.Millisecond
-	if err := c.ValidateDaemon(); err != nil {
-		t.Fatal(err)
-	}
-	d := start(t, c)
+	d := startOpenNebula(t, srv.URL)
 	ctx := context.Background()
 	var lease api.Lease
 	deadline := time.Now().Add(10 * time.Second)
@@ -134,8 +142,8 @@ func TestOpenNebulaIntake(t *testing.T) {
 // next poll borad plans with that, and the waiting lease runs on one-n at
 // once, not in 2 h.
 func TestOpenNebulaHostMonitoredLate(t *testing.T) {
-	d5 := 5 * time.Millisecond
-	one := onetest.New(onetest.Options{Delays: onetest.Delays{Prolog: d5, Boot: d5, Save: d5, Restore: d5, Shutdown: d5}})
+	one := onetest.New(onetest.Options{Delays: onetest.Delays{Prolog: 5 * time.Millisecond, Boot: 5 * time.Millisecond,
+		Save: 5 * time.Millisecond, Restore: 5 * time.Millisecond, Shutdown: 5 * time.Millisecond}})
 	srv := httptest.NewServer(one)
 	t.Cleanup(srv.Close)
 	one.AddHost("one-a", 100, 1024)
@@ -149,17 +157,7 @@ func TestOpenNebulaHostMonitoredLate(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	c := testConfig(t.TempDir(), 0)
-	c.Hosts = nil
-	c.Daemon.Clock = "real"
-	c.Driver.Name = "opennebula"
-	c.Driver.OpenNebula.Endpoint = srv.URL + "/RPC2"
-	c.Driver.OpenNebula.User, c.Driver.OpenNebula.Password = "oneadmin", "opennebula"
-	c.Driver.OpenNebula.PollInterval = 20 * time.Millisecond
-	if err := c.ValidateDaemon(); err != nil {
-		t.Fatal(err)
-	}
-	d := start(t, c)
+	d := startOpenNebula(t, srv.URL)
 	ctx := context.Background()
 	// running is how many leases run, and where.
 	running := func() (int, []string) {

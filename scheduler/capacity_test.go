@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,17 +15,11 @@ import (
 // (h0, h1, ...), with the default overheads.
 func sizedCluster(t *testing.T, caps ...slottable.Resources) *Scheduler {
 	t.Helper()
-	tb := slottable.New()
+	s := smallCluster(t, 0)
 	for i, c := range caps {
-		if _, err := tb.AddHost("h"+string(rune('0'+i)), c); err != nil {
+		if _, err := s.table.AddHost(fmt.Sprintf("h%d", i), c); err != nil {
 			t.Fatal(err)
 		}
-	}
-	cfg := DefaultConfig()
-	cfg.CheckInvariants = true
-	s, err := New(cfg, tb, t0, nil)
-	if err != nil {
-		t.Fatal(err)
 	}
 	return s
 }
