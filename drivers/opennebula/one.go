@@ -39,9 +39,10 @@ type oneVM struct {
 	// save, so it never tells where the VM came from. The history does.
 	Host   string // current placement ("" when never deployed)
 	HostID int    // -1 when never deployed
-	// Placed is the last history record (Seq -1 when never deployed);
+	// Placed is the last history record (zero when never deployed);
 	// Left is true when the record before it has ended (ETIME set): the
-	// VM has left the host it was migrated from.
+	// VM has left the host it was migrated from. Both need the whole
+	// history, which one.vm.info gives.
 	Placed placement
 	Left   bool
 	CPU    float64
@@ -60,15 +61,13 @@ type oneVM struct {
 	Rejected string // BORA_ERROR
 }
 
-// placement is what the driver reads of a history record: oned opens one
-// when a deploy, migrate or resume request is accepted, with every time
-// 0; its life-cycle manager then fills them in as the work proceeds.
+// placement is what the driver reads of the last history record: oned
+// opens one when it accepts a deploy, migrate or resume call, with every
+// time 0, and its life-cycle manager fills the times in as the work
+// proceeds (LifeCycleActions.cc, LifeCycleStates.cc).
 type placement struct {
-	Seq    int
-	Action int   // the VM action the record is for (oca.Action*)
-	PETime int64 // the disk copy (prolog) on this host ended
+	PETime int64 // the disk copy (prolog) to this host ended
 	RSTime int64 // the VM started running on this host
-	ETime  int64 // the VM left this host
 }
 
 // stateString is "STATE" or "ACTIVE/LCM".
@@ -82,10 +81,10 @@ func (v *oneVM) stateString() string {
 func fromOCA(x *oca.VM) *oneVM {
 	st, lcm := x.State()
 	v := &oneVM{ID: x.ID, UID: x.UID, Owner: x.UName, Name: x.Name, State: st, LCM: lcm,
-		HostID: -1, Placed: placement{Seq: -1}, CPU: x.CPU(), Memory: x.Memory(), STime: x.STime}
+		HostID: -1, CPU: x.CPU(), Memory: x.Memory(), STime: x.STime}
 	if h, ok := x.LastHistory(); ok {
 		v.Host, v.HostID = h.Hostname, h.HID
-		v.Placed = placement{Seq: h.SEQ, Action: h.Action, PETime: h.PETime, RSTime: h.RSTime, ETime: h.ETime}
+		v.Placed = placement{PETime: h.PETime, RSTime: h.RSTime}
 	}
 	if n := len(x.HistoryRecords); n >= 2 {
 		v.Left = x.HistoryRecords[n-2].ETime != 0

@@ -28,6 +28,8 @@ type Host struct {
 // Share is a host's capacity (HOST_SHARE). CPU is in hundredths of a
 // core (100 = one core), memory in KB. MAX_* is what can be allocated
 // (TOTAL_* less reserved), *_USAGE what the VMs placed there allocate.
+// TOTAL_* and MAX_* are 0 until the host's first monitoring, and while it
+// is OFFLINE (Host::offline zeroes them).
 type Share struct {
 	MemUsage   int64 `xml:"MEM_USAGE"`
 	CPUUsage   int64 `xml:"CPU_USAGE"`
