@@ -11,7 +11,8 @@
 // with oned's messages and error codes (AUTHENTICATION 0x100 for a wrong
 // session, AUTHORIZATION 0x200, NO_EXISTS 0x400 with "Error getting
 // virtual machine [42].", ACTION 0x800 for a call in the wrong state,
-// XML_RPC_API 0x1000, INTERNAL 0x2000), XML-RPC faults for unknown
+// XML_RPC_API 0x1000, INTERNAL 0x2000; REPLICATION 0x10000 only through
+// RejectNext), XML-RPC faults for unknown
 // methods and parameters of the wrong type, and VM and host documents
 // following OpenNebula's vm.xsd and host.xsd.
 //
@@ -28,8 +29,20 @@
 //	terminate saved  SUSPENDED|POWEROFF -> ACTIVE/EPILOG -> DONE
 //	terminate queued HOLD|PENDING -> DONE
 //
-// and hosts through INIT -> MONITORED (enable), DISABLED and OFFLINE
-// (one.host.status). Test hooks add users, hosts and VMs (AddVM takes a
+// Like oned, every document shows PREV_STATE and PREV_LCM_STATE equal to
+// STATE and LCM_STATE (VirtualMachinePool::update copies them before each
+// save), and the history records follow oned's life-cycle manager: a
+// deploy, migrate or resume request opens a record (every time 0 until
+// the work starts, Delays.Dispatch later), the source's record ends when
+// the VM leaves it (ETIME, RETIME), the new one notes its disk copy
+// (PSTIME, PETIME) and when the VM runs there (RSTIME); a resume opens a
+// copy of the last record, and a failed live migration a copy of the
+// source's (the VM is back there).
+//
+// Hosts go through INIT -> MONITORED (enable), DISABLED and OFFLINE
+// (one.host.status); a host reports TOTAL and MAX capacity 0 until its
+// first monitoring and while OFFLINE. Test hooks add users, hosts
+// (AddHost: monitored; AddHostUnmonitored and MonitorHost) and VMs (AddVM takes a
 // template in OpenNebula's syntax, BORA_LEASE included), change the
 // delays, fail the next operation of a VM (FailNext: the VM ends in the
 // …_FAILURE state or back where it was, with USER_TEMPLATE/ERROR set, as
