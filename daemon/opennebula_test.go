@@ -198,14 +198,31 @@ func TestOpenNebulaHostMonitoredLate(t *testing.T) {
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		n, where := running()
 		h, _ := d.GetHost(ctx, admin, "one-n")
-		if n == 2 && h.CPU == 4 && h.Memory == 4096 && h.Up {
-			if strings.Join(where, " ") != "one-a one-n" && strings.Join(where, " ") != "one-n one-a" {
-				t.Fatalf("VMs on %q, want one on one-a and one on one-n", where)
+		on := strings.Join(where, " ")
+		if n == 2 && h.CPU == 4 && h.Memory == 4096 && h.Up && (on == "one-a one-n" || on == "one-n one-a") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after one-n was monitored: %d leases running (VMs on %q), one-n %+v; want 2, one VM on one-n of 4 cores and 4096 MB",
+				n, where, h)
+		}
+	}
+	// OFFLINE, OpenNebula reports 0 again: one-n is down but keeps its
+	// 4 cores (0 is no size).
+	ctl := oca.NewController(oca.NewDefaultClient(oca.NewConfig("oneadmin", "opennebula", srv.URL+"/RPC2")))
+	if err := ctl.Host(late).StatusContext(ctx, oca.HostStatusOffline); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		h, _ := d.GetHost(ctx, admin, "one-n")
+		if !h.Up {
+			if h.CPU != 4 || h.Memory != 4096 {
+				t.Fatalf("one-n OFFLINE: %+v, want its 4 cores and 4096 MB kept", h)
 			}
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after one-n was monitored: %d leases running (VMs on %q), one-n %+v; want 2, one-n of 4 cores and 4096 MB", n, where, h)
+			t.Fatalf("one-n OFFLINE still up: %+v", h)
 		}
 	}
 }

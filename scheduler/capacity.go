@@ -27,7 +27,8 @@ var ErrHostOvercommitted = errors.New("host holds more than its new capacity")
 // immediate leases that have not begun move to other hosts at the same
 // start where there is room; each notes host-resized in its history.
 //
-// What still does not fit (leases running there) stays: the capacity is
+// What still does not fit (leases running there, fixed ones with nowhere
+// else to go) stays: the capacity is
 // then set only down to what the host holds from now on (the table is
 // never over capacity), the host is closed to new placements (the room
 // kept is not there to plan into), those leases note it in their history,

@@ -129,3 +129,31 @@ func TestSetHostCapacityShrinks(t *testing.T) {
 		t.Errorf("actions\n %v\nwant %v", log, want)
 	}
 }
+
+// TestSetHostCapacityMovesAFixedLease: advance reservation X (one VM of
+// two cores, 1 h from 1800 s) is planned on h0 or h1, both of two cores
+// or more. At 600 s its host shrinks to one core: X moves to the other
+// host at the same start (history host-resized), and nothing is left over
+// capacity.
+func TestSetHostCapacityMovesAFixedLease(t *testing.T) {
+	s := sizedCluster(t, slottable.Resources{300, 3072}, slottable.Resources{200, 2048})
+	x, _ := s.Submit(t0, Request{Name: "X", Kind: AdvanceReservation, Start: 1800 * time.Second, VMs: 1, CPU: 200,
+		Memory: 1024, Duration: time.Hour, Class: NonPreemptable, Origin: Local})
+	if x.State != Scheduled || len(x.plan) == 0 {
+		t.Fatalf("X: %s %v", x.State, x.plan)
+	}
+	from := x.plan[0].hosts[0]
+	s.Advance(at(600))
+	if _, err := s.SetHostCapacity(at(600), from, slottable.Resources{100, 3072}); err != nil {
+		t.Fatal(err)
+	}
+	if len(x.plan) == 0 || x.plan[0].hosts[0] == from || !x.plan[0].start.Equal(at(1800)) {
+		t.Errorf("X planned %v, want on the other host than h%d at 1800 s", x.plan, from)
+	}
+	if !hasReason(x, ReasonHostResized) || !s.HostEnabled(from) {
+		t.Errorf("history %v (want %s); h%d open %v (want open: nothing stays over)", x.History, ReasonHostResized, from, s.HostEnabled(from))
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
