@@ -22,6 +22,9 @@ func (d *Daemon) CreateLease(ctx context.Context, c api.Caller, r api.LeaseReque
 		if err != nil {
 			return nil, err
 		}
+		if err := d.checkImage(req.Image); err != nil {
+			return nil, err
+		}
 		t.acts = append(t.acts, d.power.beforeSubmit(t.now, req)...) // energy.go: hosts for a local lease
 		l, acts := d.sched.Submit(t.now, req)
 		t.acts = append(t.acts, acts...)

@@ -288,7 +288,7 @@ func writeGantt(w io.Writer, s api.Schedule, leases map[uint64]api.Lease, width 
 	for _, l := range lanes {
 		name := ""
 		if l.first {
-			name = l.host
+			name = printable(l.host)
 			if len(name) > 20 {
 				name = name[:19] + "~"
 			}
