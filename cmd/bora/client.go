@@ -182,7 +182,6 @@ func printable(s string) string {
 	return b.String()
 }
 
-
 // when writes a time in the cli's zone with seconds; "-" for none.
 func (c *cli) when(t *time.Time) string {
 	if t == nil || t.IsZero() {
