@@ -98,7 +98,7 @@ func (r Request) validate(at func(time.Duration) string) error {
 	case r.Duration <= 0:
 		return fieldErr("duration", "must be positive, got %s", r.Duration)
 	case r.Arrival < 0:
-		return fieldErr("arrival", "must not be before the epoch, got %s", at(r.Arrival))
+		return fieldErr("arrival", "must not be negative (before the epoch), got %s", at(r.Arrival))
 	case r.Real < 0:
 		return fieldErr("real_duration", "must not be negative, got %s", r.Real)
 	}
