@@ -34,7 +34,7 @@ func (s *Server) schedule(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	from, to, clamped, err := clampWindow(q["from"] != "", from, to)
+	from, to, clamped, err := clampWindow(q["from"] != "", q["to"] != "", from, to)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -52,9 +52,9 @@ func (s *Server) schedule(w http.ResponseWriter, r *http.Request) {
 
 // clampWindow brings a schedule window's given bounds within EarliestTime
 // and LatestTime, saying what it changed; a to before EarliestTime is a
-// 400. fromGiven tells a from given as 0001-01-01 (clamped) from none
-// (the zero time: the Service's default).
-func clampWindow(fromGiven bool, from, to time.Time) (time.Time, time.Time, *Clamped, error) {
+// 400. fromGiven and toGiven tell a bound given as 0001-01-01 (the zero
+// time too) from none (the zero time: the Service's default).
+func clampWindow(fromGiven, toGiven bool, from, to time.Time) (time.Time, time.Time, *Clamped, error) {
 	var c *Clamped
 	var why []string
 	if fromGiven && from.Before(EarliestTime) {
@@ -63,7 +63,7 @@ func clampWindow(fromGiven bool, from, to time.Time) (time.Time, time.Time, *Cla
 		from = EarliestTime
 		c = &Clamped{From: &from}
 	}
-	if !to.IsZero() && to.Before(EarliestTime) {
+	if toGiven && to.Before(EarliestTime) {
 		return from, to, nil, badRequest("to", "to: %s is before the scheduler's epoch %s", to.Format(time.RFC3339), EarliestTime.Format(time.RFC3339))
 	}
 	if to.After(LatestTime) {

@@ -449,9 +449,11 @@ func TestScheduleClamped(t *testing.T) {
 			}
 		})
 	}
-	if w := ts.do(t, "GET", "/v1/schedule?from=1950-01-01T00:00:00Z&to=1960-01-01T00:00:00Z", aliceToken, ""); w.Code != 400 ||
-		!strings.Contains(w.Body.String(), "to: 1960-01-01T00:00:00Z is before the scheduler's epoch") {
-		t.Errorf("a window before 1970: %d %s", w.Code, w.Body)
+	for _, to := range []string{"1960-01-01T00:00:00Z", "0001-01-01T00:00:00Z"} {
+		if w := ts.do(t, "GET", "/v1/schedule?from=1950-01-01T00:00:00Z&to="+to, aliceToken, ""); w.Code != 400 ||
+			!strings.Contains(w.Body.String(), "to: "+to+" is before the scheduler's epoch") {
+			t.Errorf("a window ending %s: %d %s", to, w.Code, w.Body)
+		}
 	}
 }
 
