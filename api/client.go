@@ -74,7 +74,7 @@ func NewClient(opts ClientOptions) (*Client, error) {
 			return nil, fmt.Errorf("server %q: want https://HOST:PORT", opts.Server)
 		}
 		if u.Scheme == "http" && !opts.Insecure && !isLoopback(u.Hostname()) {
-			return nil, fmt.Errorf("server %q: plain http to a host other than loopback would send the token in clear; use https://", opts.Server)
+			return nil, fmt.Errorf("server %q: refusing plain http:// to a host other than loopback: the bearer token would travel in clear; use https://HOST:PORT", opts.Server)
 		}
 		tlsConf, err := clientTLS(opts)
 		if err != nil {
@@ -94,8 +94,15 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	default:
 		return nil, errors.New("no socket and no server to call")
 	}
-	c.http = &http.Client{Transport: tr, Timeout: c.timeout}
+	c.http = &http.Client{Transport: tr, Timeout: c.timeout, CheckRedirect: noRedirect}
 	return c, nil
+}
+
+// noRedirect refuses to follow a redirect: the API never sends one, and
+// following it would carry the token along (net/http keeps Authorization
+// on a redirect to the same host, from https:// down to http:// too).
+func noRedirect(req *http.Request, _ []*http.Request) error {
+	return fmt.Errorf("the server redirected to %s: bora's API never redirects, not following (the bearer token would go along)", req.URL.Redacted())
 }
 
 func clientTLS(opts ClientOptions) (*tls.Config, error) {

@@ -152,3 +152,47 @@ func TestClientUnreachableServer(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestClientRefusesRedirects: a server that redirects elsewhere (here to
+// another port of the same host, where net/http would send the token
+// along) gets an error, and the token never reaches the other server.
+func TestClientRefusesRedirects(t *testing.T) {
+	got := make(chan string, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Authorization")
+	}))
+	defer other.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	c, err := NewClient(ClientOptions{Server: redirector.URL, Token: aliceToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Stats(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "never redirects") {
+		t.Fatalf("got %v, want a refusal to follow the redirect", err)
+	}
+	select {
+	case a := <-got:
+		t.Fatalf("the other server got a request (Authorization %q)", a)
+	default:
+	}
+}
+
+// TestNewClientRefusesTokenInClear: plain http:// to a host that is not
+// loopback is refused before anything is sent, saying why.
+func TestNewClientRefusesTokenInClear(t *testing.T) {
+	for _, server := range []string{"http://head:8080", "http://10.0.0.1:8080", "http://127.0.0.1@evil.example:80", "http://0.0.0.0:8080"} {
+		_, err := NewClient(ClientOptions{Server: server, Token: aliceToken})
+		if err == nil || !strings.Contains(err.Error(), "bearer token would travel in clear") {
+			t.Errorf("%s: %v, want a refusal naming the token", server, err)
+		}
+	}
+	for _, server := range []string{"http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080"} {
+		if _, err := NewClient(ClientOptions{Server: server, Token: aliceToken}); err != nil {
+			t.Errorf("%s (loopback): %v", server, err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultMaxBody is the largest request body the server reads when
@@ -51,7 +52,41 @@ func decodeJSON(b []byte, v any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return badRequest("", "unexpected data after the JSON object at byte offset %d: send exactly one JSON value", dec.InputOffset())
 	}
+	if !utf8.Valid(b) {
+		return invalidUTF8(b)
+	}
 	return nil
+}
+
+// invalidUTF8 is the 400 for a body (a JSON object) that is not valid
+// UTF-8. encoding/json would store each bad byte as U+FFFD; the server
+// refuses instead, naming the field whose key or value holds the first bad
+// byte (json.RawMessage keeps the bytes as sent).
+func invalidUTF8(b []byte) *httpError {
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(b, &fields)
+	first, firstAt := "", len(b)
+	for k, v := range fields {
+		if at := bytes.Index(b, v); (!utf8.ValidString(k) || !utf8.Valid(v)) && at < firstAt {
+			first, firstAt = k, at
+		}
+	}
+	if first == "" || !utf8.ValidString(first) {
+		return badRequest("", "request body: not valid UTF-8 (byte offset %d)", badUTF8Offset(b))
+	}
+	return badRequest(first, "%s: not valid UTF-8: send text as UTF-8", first)
+}
+
+// badUTF8Offset is the offset of the first byte of b that is not valid UTF-8.
+func badUTF8Offset(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // decodeError turns an encoding/json error into a 400 that says what to fix.

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -70,7 +71,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.noRoute(sw, r)
 		return
 	}
+	if err := checkContentType(r); err != nil {
+		s.writeError(sw, r, err)
+		return
+	}
 	s.mux.ServeHTTP(sw, r)
+}
+
+// checkContentType refuses (415) a request that has a body but does not
+// say it is JSON: the API reads only JSON, and a form or a text body that
+// happens to parse is a client's mistake.
+func checkContentType(r *http.Request) error {
+	if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "application/json" {
+		return nil
+	}
+	if ct == "" {
+		return &httpError{status: http.StatusUnsupportedMediaType,
+			msg: "Content-Type header missing: a request with a body must send Content-Type: application/json"}
+	}
+	return &httpError{status: http.StatusUnsupportedMediaType,
+		msg: fmt.Sprintf("Content-Type %q: a request with a body must send Content-Type: application/json", ct)}
 }
 
 // done counts and logs an answered request.

@@ -16,7 +16,8 @@ const healthTimeout = 5 * time.Second
 // schedule is GET /v1/schedule?from=&to=. Each bound is an RFC 3339 time,
 // "now", or a signed duration from the daemon's now ("-1h", "+24h", "+2d");
 // an empty bound is passed as the zero time and the Service picks its
-// default (from = now-1h, to = now+24h).
+// default (from = now-1h, to = now+24h). A bound outside the times the
+// scheduler holds is clamped to them, and the answer says so (Clamped).
 func (s *Server) schedule(w http.ResponseWriter, r *http.Request) {
 	q, err := queryParams(r, "from", "to")
 	if err != nil {
@@ -33,12 +34,51 @@ func (s *Server) schedule(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	from, to, clamped, err := clampWindow(q["from"] != "", q["to"] != "", from, to)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if !from.IsZero() && !to.IsZero() && !to.After(from) {
 		s.writeError(w, r, badRequest("to", "to: %s is not after from (%s)", to.Format(time.RFC3339), from.Format(time.RFC3339)))
 		return
 	}
 	sc, err := s.svc.Schedule(r.Context(), callerOf(r), from, to)
+	if err == nil {
+		sc.Clamped = clamped
+	}
 	s.answer(w, r, http.StatusOK, sc, err)
+}
+
+// clampWindow brings a schedule window's given bounds within EarliestTime
+// and LatestTime, saying what it changed; a to before EarliestTime is a
+// 400. fromGiven and toGiven tell a bound given as 0001-01-01 (the zero
+// time too) from none (the zero time: the Service's default).
+func clampWindow(fromGiven, toGiven bool, from, to time.Time) (time.Time, time.Time, *Clamped, error) {
+	var c *Clamped
+	var why []string
+	if fromGiven && from.Before(EarliestTime) {
+		why = append(why, fmt.Sprintf("from %s is before the scheduler's epoch %s: nothing is planned before it",
+			from.Format(time.RFC3339), EarliestTime.Format(time.RFC3339)))
+		from = EarliestTime
+		c = &Clamped{From: &from}
+	}
+	if toGiven && to.Before(EarliestTime) {
+		return from, to, nil, badRequest("to", "to: %s is before the scheduler's epoch %s", to.Format(time.RFC3339), EarliestTime.Format(time.RFC3339))
+	}
+	if to.After(LatestTime) {
+		why = append(why, fmt.Sprintf("to %s is after %s, the last time the scheduler holds",
+			to.Format(time.RFC3339), LatestTime.Format(time.RFC3339)))
+		to = LatestTime
+		if c == nil {
+			c = &Clamped{}
+		}
+		c.To = &to
+	}
+	if c != nil {
+		c.Reason = strings.Join(why, "; ")
+	}
+	return from, to, c, nil
 }
 
 // parseWhen reads a schedule bound (see schedule).

@@ -66,6 +66,9 @@ func (ts *testServer) do(t *testing.T, method, path, token, body string) *httpte
 		rd = strings.NewReader(body)
 	}
 	r := httptest.NewRequest(method, path, rd)
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
 	if token != "" {
 		r.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -114,6 +117,8 @@ func TestBadRequests(t *testing.T) {
 		{"array body", "POST", "/v1/leases", aliceToken, `[{"vms":1}]`, 400, "", "want a JSON object, got an array"},
 		{"null body", "POST", "/v1/leases", aliceToken, `null`, 400, "", "want a JSON object, got null"},
 		{"empty body", "POST", "/v1/leases", aliceToken, ``, 400, "", "empty request body"},
+		{"invalid UTF-8 in a value", "POST", "/v1/leases", aliceToken, "{\"vms\":1,\"duration\":\"1h\",\"name\":\"caf\xe9\"}", 400, "name", "name: not valid UTF-8"},
+		{"invalid UTF-8 in an image", "POST", "/v1/leases", aliceToken, "{\"vms\":1,\"image\":\"\xff\xfe\",\"duration\":\"1h\"}", 400, "image", "not valid UTF-8"},
 		{"10 MB body", "POST", "/v1/leases", aliceToken, big, 413, "", "1 MiB"},
 		{"negative vms (service's check)", "POST", "/v1/leases", aliceToken, `{"vms":-1,"duration":"1h"}`, 400, "vms", "vms: must be positive"},
 		{"external lease by a user", "POST", "/v1/leases", aliceToken, `{"vms":1,"duration":"1h","origin":"external"}`, 403, "", "forbidden"},
@@ -359,3 +364,97 @@ func TestNewServerChecksTheConfig(t *testing.T) {
 }
 
 func itoa(id uint64) string { return strconv.FormatUint(id, 10) }
+
+// TestContentType: a request with a body must say it is JSON (415 naming
+// the header otherwise); parameters such as a charset are fine, and
+// requests without a body need no Content-Type.
+func TestContentType(t *testing.T) {
+	ts := newTestServer(t, ServerConfig{})
+	body := `{"vms":1,"duration":"1h"}`
+	cases := []struct {
+		ct     string
+		status int
+		msg    string
+	}{
+		{"", 415, "Content-Type header missing"},
+		{"text/plain", 415, `Content-Type \"text/plain\"`},
+		{"application/x-www-form-urlencoded", 415, "application/json"},
+		{"application/jsonp", 415, "application/json"},
+		{"application/json", 201, ""},
+		{"Application/JSON; charset=utf-8", 201, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.ct, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/v1/leases", strings.NewReader(body))
+			r.Header.Set("Authorization", "Bearer "+aliceToken)
+			if tc.ct != "" {
+				r.Header.Set("Content-Type", tc.ct)
+			}
+			w := httptest.NewRecorder()
+			ts.Handler().ServeHTTP(w, r)
+			if w.Code != tc.status || !strings.Contains(w.Body.String(), tc.msg) {
+				t.Fatalf("%d %s; want %d with %q", w.Code, w.Body, tc.status, tc.msg)
+			}
+		})
+	}
+	// A POST without a body (an action) needs no Content-Type.
+	if w := ts.do(t, "POST", "/v1/leases/1/cancel", aliceToken, ""); w.Code != http.StatusOK {
+		t.Fatalf("cancel without a body: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestScheduleClamped: bounds outside the times the scheduler holds are
+// clamped, and the answer says which and why; an ordinary window is not.
+func TestScheduleClamped(t *testing.T) {
+	ts := newTestServer(t, ServerConfig{})
+	epoch := time.Unix(0, 0).UTC()
+	last := time.Date(2262, 4, 11, 23, 47, 16, 0, time.UTC) // MaxInt64 ns after 1970, whole seconds
+	cases := []struct {
+		name, query        string
+		from, to           time.Time // what the service gets
+		clampFrom, clampTo *time.Time
+		reason             string
+	}{
+		{"year 1", "?from=0001-01-01T00:00:00Z", epoch, time.Time{}, &epoch, nil, "before the scheduler's epoch"},
+		{"1969", "?from=1969-12-31T23:59:59Z&to=2030-01-01T00:00:00Z", epoch, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), &epoch, nil, "1969-12-31T23:59:59Z"},
+		{"year 9999", "?to=9999-12-31T00:00:00Z", time.Time{}, last, nil, &last, "after 2262-04-11T23:47:16Z"},
+		{"both", "?from=0001-01-01T00:00:00Z&to=9999-12-31T00:00:00Z", epoch, last, &epoch, &last, "; to 9999"},
+		{"ordinary", "?from=-1h", ts.svc.now.Add(-time.Hour), time.Time{}, nil, nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := ts.do(t, "GET", "/v1/schedule"+tc.query, aliceToken, "")
+			if w.Code != http.StatusOK {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+			var sc Schedule
+			if err := json.Unmarshal(w.Body.Bytes(), &sc); err != nil {
+				t.Fatal(err)
+			}
+			ts.svc.mu.Lock()
+			from, to := ts.svc.from, ts.svc.to
+			ts.svc.mu.Unlock()
+			if !from.Equal(tc.from) || !to.Equal(tc.to) {
+				t.Errorf("service got %v .. %v, want %v .. %v", from, to, tc.from, tc.to)
+			}
+			c := sc.Clamped
+			if tc.reason == "" {
+				if c != nil {
+					t.Errorf("clamped %+v, want nothing", c)
+				}
+				return
+			}
+			if c == nil || !strings.Contains(c.Reason, tc.reason) || !sameTime(c.From, tc.clampFrom) || !sameTime(c.To, tc.clampTo) {
+				t.Errorf("clamped %+v, want from %v to %v and a reason with %q", c, tc.clampFrom, tc.clampTo, tc.reason)
+			}
+		})
+	}
+	for _, to := range []string{"1960-01-01T00:00:00Z", "0001-01-01T00:00:00Z"} {
+		if w := ts.do(t, "GET", "/v1/schedule?from=1950-01-01T00:00:00Z&to="+to, aliceToken, ""); w.Code != 400 ||
+			!strings.Contains(w.Body.String(), "to: "+to+" is before the scheduler's epoch") {
+			t.Errorf("a window ending %s: %d %s", to, w.Code, w.Body)
+		}
+	}
+}
+
+func sameTime(a, b *time.Time) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }

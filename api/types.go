@@ -9,6 +9,7 @@ package api
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 )
 
@@ -114,12 +115,20 @@ type Host struct {
 	UsedCPU    float64  `json:"used_cpu"` // cores reserved now
 	UsedMemory int64    `json:"used_memory"`
 	Leases     []uint64 `json:"leases,omitempty"` // holding reservations now
-	EnergyKWh  float64  `json:"energy_kwh"`
+	// Busy counts the other users' leases holding reservations now, which
+	// api.private_data keeps out of Leases.
+	Busy      int     `json:"busy,omitempty"`
+	EnergyKWh float64 `json:"energy_kwh"`
 	// PowerError is the power driver's last failure to switch the host
 	// (with when, and until when energy management leaves it alone);
 	// empty once a switch works.
 	PowerError string `json:"power_error,omitempty"`
 }
+
+// BusyKind is the Kind of an Interval of another user's lease that
+// api.private_data hides: Lease is 0 and VMs 0; the host, the times and the
+// resources are kept.
+const BusyKind = "busy"
 
 // Interval is one reservation in the schedule.
 type Interval struct {
@@ -140,7 +149,24 @@ type Schedule struct {
 	To        time.Time  `json:"to"`
 	Hosts     []string   `json:"hosts"`
 	Intervals []Interval `json:"intervals"`
+	// Clamped is set when the server narrowed the window asked for.
+	Clamped *Clamped `json:"clamped,omitempty"`
 }
+
+// Clamped says how the server narrowed a schedule window: the bound it
+// used instead of the one asked for, and why.
+type Clamped struct {
+	From   *time.Time `json:"from,omitempty"`
+	To     *time.Time `json:"to,omitempty"`
+	Reason string     `json:"reason"`
+}
+
+// The times the scheduler can hold: from its epoch (the Unix epoch) to
+// the last second of int64 nanoseconds since it (2262-04-11).
+var (
+	EarliestTime = time.Unix(0, 0).UTC()
+	LatestTime   = time.Unix(math.MaxInt64/int64(time.Second), 0).UTC()
+)
 
 // Stats is GET /v1/stats.
 type Stats struct {

@@ -45,6 +45,10 @@ type APIConfig struct {
 	Admins      []string `yaml:"admins"`       // users with the admin role on the socket (root always is)
 	Tokens      []Token  `yaml:"tokens"`
 	MaxBody     int64    `yaml:"max_body"` // bytes
+	// PrivateData, like Slurm's PrivateData, shows non-admins the other
+	// users' leases in the schedule and the host list only as "busy" (no
+	// id, name or owner). Off by default.
+	PrivateData bool `yaml:"private_data"`
 }
 
 // Token is a bearer token and whom it authenticates.

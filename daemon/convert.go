@@ -20,7 +20,8 @@ func fieldErr(field, format string, args ...any) error {
 	return &api.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// parseDuration reads a Go duration ("90m") or HH:MM:SS.
+// parseDuration reads a Go duration ("90m") or HH:MM:SS, in whole seconds
+// (checkResolution).
 func parseDuration(field, v string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
 	if parts := strings.Split(v, ":"); len(parts) == 3 {
@@ -44,7 +45,7 @@ func parseDuration(field, v string) (time.Duration, error) {
 	if d > maxLeaseDuration {
 		return 0, fieldErr(field, "%q is longer than ten years", v)
 	}
-	return d, nil
+	return d, checkResolution(field, v, d)
 }
 
 // parseTime reads an RFC 3339 time or "+DURATION" from now.
@@ -70,6 +71,9 @@ func parseTime(field, v string, now time.Time) (time.Time, error) {
 func toRequest(r api.LeaseRequest, now time.Time, c api.Caller) (scheduler.Request, error) {
 	req := scheduler.Request{Name: r.Name, User: c.User, Arrival: now.Sub(Epoch), VMs: r.VMs, Image: r.Image,
 		Class: scheduler.Suspendable, Origin: scheduler.Local, Kind: scheduler.BestEffort}
+	if err := checkTexts(r); err != nil {
+		return req, err
+	}
 	if r.VMs < 1 || r.VMs > 100000 {
 		return req, fieldErr("vms", "must be between 1 and 100000, got %d", r.VMs)
 	}
@@ -116,7 +120,7 @@ func toRequest(r api.LeaseRequest, now time.Time, c api.Caller) (scheduler.Reque
 			return req, fieldErr("real_duration", "must be positive, got %s", r.RealDuration)
 		}
 	}
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateAt(Epoch); err != nil {
 		var fe *scheduler.FieldError
 		if errors.As(err, &fe) {
 			return req, fieldErr(fe.Field, "%s", fe.Msg)

@@ -22,6 +22,9 @@ func (d *Daemon) CreateLease(ctx context.Context, c api.Caller, r api.LeaseReque
 		if err != nil {
 			return nil, err
 		}
+		if err := d.checkImage(req.Image); err != nil {
+			return nil, err
+		}
 		t.acts = append(t.acts, d.power.beforeSubmit(t.now, req)...) // energy.go: hosts for a local lease
 		l, acts := d.sched.Submit(t.now, req)
 		t.acts = append(t.acts, acts...)
@@ -152,7 +155,12 @@ func (d *Daemon) LeaseAction(ctx context.Context, c api.Caller, id uint64, actio
 	}))
 }
 
-func (d *Daemon) hostView(id slottable.HostID, now time.Time) api.Host {
+// private reports whether caller c sees other users' leases only as busy
+// (api.private_data).
+func (d *Daemon) private(c api.Caller) bool { return d.cfg.API.PrivateData && !c.Admin }
+
+// hostView is what caller c sees of host id at now.
+func (d *Daemon) hostView(c api.Caller, id slottable.HostID, now time.Time) api.Host {
 	h := d.hosts[id]
 	used := d.leaseUse(id, now) // energy.go
 	v := api.Host{Name: h.Name, CPU: float64(h.CPU) / 100, Memory: h.Memory, Enabled: h.Enabled && !h.Retired,
@@ -160,10 +168,15 @@ func (d *Daemon) hostView(id slottable.HostID, now time.Time) api.Host {
 		EnergyKWh: d.power.energy(now, h.Name), PowerError: h.PowerError}
 	seen := map[uint64]bool{}
 	for _, r := range d.table.ReservationsOn(id, now, now.Add(time.Nanosecond)) {
-		if r.Lease != 0 && !seen[r.Lease] { // lease 0: the host is off (its power reservation)
-			seen[r.Lease] = true
-			v.Leases = append(v.Leases, r.Lease)
+		if r.Lease == 0 || seen[r.Lease] { // lease 0: the host is off (its power reservation)
+			continue
 		}
+		seen[r.Lease] = true
+		if l := d.sched.Lease(r.Lease); d.private(c) && (l == nil || !visible(c, l)) {
+			v.Busy++
+			continue
+		}
+		v.Leases = append(v.Leases, r.Lease)
 	}
 	sort.Slice(v.Leases, func(i, j int) bool { return v.Leases[i] < v.Leases[j] })
 	return v
@@ -175,7 +188,7 @@ func (d *Daemon) ListHosts(ctx context.Context, c api.Caller) ([]api.Host, error
 		out := []api.Host{}
 		for i, h := range d.hosts {
 			if !h.Retired {
-				out = append(out, d.hostView(slottable.HostID(i), t.now))
+				out = append(out, d.hostView(c, slottable.HostID(i), t.now))
 			}
 		}
 		return out, nil
@@ -193,7 +206,7 @@ func (d *Daemon) GetHost(ctx context.Context, c api.Caller, name string) (api.Ho
 		if !ok {
 			return nil, fmt.Errorf("host %q: %w", name, api.ErrNotFound)
 		}
-		return d.hostView(id, t.now), nil
+		return d.hostView(c, id, t.now), nil
 	})
 	if err != nil {
 		return api.Host{}, err
@@ -222,7 +235,7 @@ func (d *Daemon) HostAction(ctx context.Context, c api.Caller, name, action stri
 		}
 		t.mutated = true
 		d.log.WithField("host", name).WithField("user", c.User).Infof("host %s", action)
-		return d.hostView(id, t.now), nil
+		return d.hostView(c, id, t.now), nil
 	})
 	if err != nil {
 		return api.Host{}, err
@@ -268,13 +281,15 @@ func (d *Daemon) Schedule(ctx context.Context, c api.Caller, from, to time.Time)
 				continue // a host off, booting or shutting down: host list shows it
 			}
 			l := d.sched.Lease(r.Lease)
-			vms := 0
+			iv := api.Interval{Lease: r.Lease, Host: d.hosts[r.Host].Name, Kind: r.Kind.String(), Start: r.Start, End: r.End,
+				CPU: float64(r.Res[slottable.CPU]) / 100, Memory: r.Res[slottable.Memory]}
 			if l != nil && l.Req.CPU > 0 {
-				vms = int(r.Res[slottable.CPU] / l.Req.CPU)
+				iv.VMs = int(r.Res[slottable.CPU] / l.Req.CPU)
 			}
-			s.Intervals = append(s.Intervals, api.Interval{Lease: r.Lease, Host: d.hosts[r.Host].Name,
-				Kind: r.Kind.String(), Start: r.Start, End: r.End, VMs: vms,
-				CPU: float64(r.Res[slottable.CPU]) / 100, Memory: r.Res[slottable.Memory]})
+			if d.private(c) && (l == nil || !visible(c, l)) {
+				iv.Lease, iv.Kind, iv.VMs = 0, api.BusyKind, 0
+			}
+			s.Intervals = append(s.Intervals, iv)
 		}
 		return s, nil
 	})

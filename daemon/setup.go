@@ -61,6 +61,7 @@ func (d *Daemon) Reload(next config.Config) {
 		d.cfg.Scheduler, d.cfg.Jobs, d.cfg.Daemon.OpTimeout, d.cfg.Daemon.OpRetries =
 			next.Scheduler, next.Jobs, next.Daemon.OpTimeout, next.Daemon.OpRetries
 		d.cfg.Daemon.LogLevel, d.cfg.Daemon.LogFormat = next.Daemon.LogLevel, next.Daemon.LogFormat
+		d.cfg.API.PrivateData = next.API.PrivateData
 		d.exec.setLimits(opLimits{timeout: next.Daemon.OpTimeout, retries: next.Daemon.OpRetries, grace: next.Daemon.ShutdownGrace})
 		t.mutated = true
 		log.Info("configuration reloaded")

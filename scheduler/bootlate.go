@@ -45,7 +45,7 @@ func (s *Scheduler) DelayBoot(now time.Time, h slottable.HostID, until time.Time
 	if !until.After(p.on) {
 		return p.on, nil
 	}
-	s.unplanOn(now, h, until, ReasonBootLate, fmt.Sprintf("host %s not on at %s", host.Name, p.on.Sub(s.epoch)))
+	s.unplanOn(now, h, until, ReasonBootLate, fmt.Sprintf("host %s not on at %s", host.Name, FormatTime(p.on)))
 	on := until
 	for _, r := range s.table.ReservationsOn(h, p.on, until) {
 		if r.Lease != 0 && r.Start.Before(on) {

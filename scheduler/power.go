@@ -172,7 +172,7 @@ func (s *Scheduler) powerOff(now time.Time, h slottable.HostID, shutdown time.Du
 			return nil // off, or on its way there
 		}
 		if now.Before(p.on) {
-			return fmt.Errorf("host %s is %s until %s: %w", host.Name, s.PowerState(h, now), p.on.Sub(s.epoch), ErrPowerTransition)
+			return fmt.Errorf("host %s is %s until %s: %w", host.Name, s.PowerState(h, now), FormatTime(p.on), ErrPowerTransition)
 		}
 		s.forgetPower(h) // on since p.on
 	}

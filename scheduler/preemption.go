@@ -235,7 +235,7 @@ func (s *Scheduler) apply(v *victim, now time.Time, detail string) {
 	l.Overhead += v.cost
 	l.Ops[v.op]++
 	l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonPreempted,
-		Detail: fmt.Sprintf("%s at %s %s", v.op, v.from.Sub(s.epoch), detail)})
+		Detail: fmt.Sprintf("%s at %s %s", v.op, FormatTime(v.from), detail)})
 	l.Reason, l.Detail = ReasonPreempted, detail
 	if v.op == OpUnreserve {
 		s.unplan(l)
@@ -301,7 +301,7 @@ func (s *Scheduler) voidPending(l *Lease, now time.Time, why string) {
 	l.Reason, l.Detail = p.PrevReason, p.PrevDetail
 	if why != "" {
 		l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonPreemptionVoid,
-			Detail: fmt.Sprintf("its %s planned at %s did not happen: %s", p.Op, p.At.Sub(s.epoch), why)})
+			Detail: fmt.Sprintf("its %s planned at %s did not happen: %s", p.Op, FormatTime(p.At), why)})
 	}
 }
 

@@ -73,7 +73,21 @@ func (r Request) RealDuration() time.Duration {
 }
 
 // Validate reports the first field of r that makes no sense, naming it.
-func (r Request) Validate() error {
+// Its messages write times as offsets from the epoch ("2h0m0s"), as a
+// trace gives them; ValidateAt writes them as instants.
+func (r Request) Validate() error { return r.validate(time.Duration.String) }
+
+// ValidateAt is Validate with the times in its messages written as the
+// instants epoch + offset (FormatTime), for people who gave times.
+func (r Request) ValidateAt(epoch time.Time) error {
+	return r.validate(func(d time.Duration) string { return FormatTime(epoch.Add(d)) })
+}
+
+// FormatTime writes an instant in reasons, history details and errors:
+// "2026-11-23 18:40:00 UTC" (never a duration since an epoch).
+func FormatTime(t time.Time) string { return t.Format("2006-01-02 15:04:05 MST") }
+
+func (r Request) validate(at func(time.Duration) string) error {
 	switch {
 	case r.VMs < 1:
 		return fieldErr("vms", "must be at least 1, got %d", r.VMs)
@@ -84,14 +98,14 @@ func (r Request) Validate() error {
 	case r.Duration <= 0:
 		return fieldErr("duration", "must be positive, got %s", r.Duration)
 	case r.Arrival < 0:
-		return fieldErr("arrival", "must not be negative, got %s", r.Arrival)
+		return fieldErr("arrival", "must not be negative (before the epoch), got %s", at(r.Arrival))
 	case r.Real < 0:
 		return fieldErr("real_duration", "must not be negative, got %s", r.Real)
 	}
 	switch r.Kind {
 	case AdvanceReservation:
 		if r.Start < r.Arrival {
-			return fieldErr("start", "an advance reservation must start at or after its arrival (%s < %s)", r.Start, r.Arrival)
+			return fieldErr("start", "an advance reservation must start at or after its arrival (%s < %s)", at(r.Start), at(r.Arrival))
 		}
 	case Immediate, BestEffort:
 	case Deadline:
@@ -102,7 +116,7 @@ func (r Request) Validate() error {
 		return fieldErr("kind", "unknown kind %q (want advance-reservation, immediate, best-effort or deadline)", r.Kind)
 	}
 	if r.Deadline > 0 && r.Deadline < r.ReadyTime()+r.Duration {
-		return fieldErr("deadline", "%s is before the earliest possible end %s", r.Deadline, r.ReadyTime()+r.Duration)
+		return fieldErr("deadline", "%s is before the earliest possible end %s", at(r.Deadline), at(r.ReadyTime()+r.Duration))
 	}
 	switch r.Class {
 	case Cancellable, Suspendable, Migratable, NonPreemptable:

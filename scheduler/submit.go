@@ -19,13 +19,13 @@ func (s *Scheduler) Submit(now time.Time, req Request) (*Lease, []Action) {
 	s.leases[l.ID] = l
 	s.ids = append(s.ids, l.ID)
 	l.setState(now, Pending, "", "")
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateAt(s.epoch); err != nil {
 		s.reject(l, now, ReasonInvalid, err.Error())
 		return l, s.flush()
 	}
 	l.Ready = s.At(req.ReadyTime())
 	if req.Kind == AdvanceReservation && l.Ready.Before(now) {
-		s.reject(l, now, ReasonStartPassed, fmt.Sprintf("its start %s has passed", req.Start))
+		s.reject(l, now, ReasonStartPassed, fmt.Sprintf("its start %s has passed", FormatTime(s.At(req.Start))))
 		return l, s.flush()
 	}
 	if l.Ready.Before(now) {
@@ -179,7 +179,7 @@ func (s *Scheduler) setQueuedState(l *Lease, now time.Time) {
 func (s *Scheduler) checkDeadline(l *Lease, now time.Time) {
 	if !l.Deadline.IsZero() && l.plannedEnd().After(l.Deadline) && l.Reason != ReasonDeadlineMissed {
 		l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonDeadlineMissed,
-			Detail: fmt.Sprintf("planned to end at %s, after its deadline", l.plannedEnd().Sub(s.epoch))})
+			Detail: fmt.Sprintf("planned to end at %s, after its deadline", FormatTime(l.plannedEnd()))})
 		l.Reason, l.Detail = ReasonDeadlineMissed, "planned end after deadline"
 		l.DeadlineMissed = true
 	}

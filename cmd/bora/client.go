@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -141,15 +142,44 @@ func groupHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 // newTable is a tabwriter for aligned columns.
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
 
-// row writes tab-separated cells.
+// row writes tab-separated cells, each escaped (printable).
 func row(w io.Writer, cells ...any) {
 	for i, c := range cells {
 		if i > 0 {
 			fmt.Fprint(w, "\t")
 		}
-		fmt.Fprint(w, c)
+		fmt.Fprint(w, printable(fmt.Sprint(c)))
 	}
 	fmt.Fprintln(w)
+}
+
+// printable escapes, as strconv.Quote does, what a terminal would act on
+// rather than show: control characters (an escape sequence colours the
+// terminal, a newline fakes a table row, a tab breaks the columns),
+// bidirectional overrides and bytes that are not UTF-8. Other text,
+// accents and all, is kept as it is.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		clean = clean && !api.Unprintable(r)
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch q := strconv.QuoteRuneToASCII(r); {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case api.Unprintable(r):
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // when writes a time in the cli's zone with seconds; "-" for none.

@@ -18,7 +18,8 @@ import (
 // bar; the operations around it with their own marks.
 
 // opMarks are the marks of the reservations that are not a run.
-var opMarks = map[string]byte{"prepare": '>', "suspend": 'v', "resume": '^', "migrate": '~', "shutdown": 'x', "stop": '#'}
+var opMarks = map[string]byte{"prepare": '>', "suspend": 'v', "resume": '^', "migrate": '~', "shutdown": 'x', "stop": '#',
+	api.BusyKind: '='}
 
 // opOrder lists the marks in the legend.
 var opOrder = []string{"prepare", "suspend", "resume", "migrate", "shutdown", "stop"}
@@ -104,7 +105,7 @@ func glyphs(s api.Schedule) (map[uint64]byte, []uint64) {
 	seen := map[uint64]bool{}
 	var ids []uint64
 	for _, iv := range s.Intervals {
-		if !seen[iv.Lease] {
+		if iv.Kind != api.BusyKind && !seen[iv.Lease] {
 			seen[iv.Lease] = true
 			ids = append(ids, iv.Lease)
 		}
@@ -288,7 +289,7 @@ func writeGantt(w io.Writer, s api.Schedule, leases map[uint64]api.Lease, width 
 	for _, l := range lanes {
 		name := ""
 		if l.first {
-			name = l.host
+			name = printable(l.host)
 			if len(name) > 20 {
 				name = name[:19] + "~"
 			}
@@ -296,14 +297,26 @@ func writeGantt(w io.Writer, s api.Schedule, leases map[uint64]api.Lease, width 
 		fmt.Fprintf(w, "%-*s |%s|\n", nameW, name, drawLane(g, l, glyph, s.Now, showNow))
 	}
 	fmt.Fprintf(w, "%s+%s+\n", pad[:len(pad)-1], ticks)
-	writeLegend(w, glyph, ids, leases)
+	writeLegend(w, glyph, ids, leases, hasBusy(s))
 	return nil
 }
 
-func writeLegend(w io.Writer, glyph map[uint64]byte, ids []uint64, leases map[uint64]api.Lease) {
-	if len(ids) == 0 {
+// hasBusy reports intervals of other users' leases hidden by
+// api.private_data.
+func hasBusy(s api.Schedule) bool {
+	for _, iv := range s.Intervals {
+		if iv.Kind == api.BusyKind {
+			return true
+		}
+	}
+	return false
+}
+
+func writeLegend(w io.Writer, glyph map[uint64]byte, ids []uint64, leases map[uint64]api.Lease, busy bool) {
+	switch {
+	case len(ids) == 0 && !busy:
 		fmt.Fprintln(w, "\nno reservations in this window")
-	} else {
+	case len(ids) > 0:
 		fmt.Fprintln(w, "\nLEASES")
 		tw := newTable(w)
 		for _, id := range ids {
@@ -322,6 +335,9 @@ func writeLegend(w io.Writer, glyph map[uint64]byte, ids []uint64, leases map[ui
 	var marks []string
 	for _, k := range opOrder {
 		marks = append(marks, fmt.Sprintf("%c %s", opMarks[k], k))
+	}
+	if busy {
+		marks = append(marks, fmt.Sprintf("%c busy (another user's lease)", opMarks[api.BusyKind]))
 	}
 	fmt.Fprintf(w, "MARKS  %s  %c now\n", strings.Join(marks, "  "), nowMark)
 }

@@ -23,7 +23,7 @@ const (
 )
 
 var opColours = map[string]string{"prepare": "#9e9e9e", "suspend": "#d62728", "resume": "#2ca02c",
-	"migrate": "#ff7f0e", "shutdown": "#555555", "stop": "#000000"}
+	"migrate": "#ff7f0e", "shutdown": "#555555", "stop": "#000000", api.BusyKind: "#c7c7c7"}
 
 type svgDoc struct {
 	XMLName xml.Name `xml:"svg"`

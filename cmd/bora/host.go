@@ -55,9 +55,22 @@ func hostTable(w io.Writer, hs []api.Host) error {
 	row(tw, "NAME", "POWER", "ENABLED", "UP", "CPU", "USED_CPU", "MEM", "USED_MEM", "LEASES")
 	for _, h := range hs {
 		row(tw, h.Name, h.Power, yesNo(h.Enabled), yesNo(h.Up), fmt.Sprintf("%g", h.CPU), fmt.Sprintf("%g", h.UsedCPU),
-			memory(h.Memory), memory(h.UsedMemory), list(leaseIDs(h.Leases), 5))
+			memory(h.Memory), memory(h.UsedMemory), hostLeases(h, 5))
 	}
 	return tw.Flush()
+}
+
+// hostLeases lists up to max of the host's lease ids, then the other
+// users' leases that api.private_data hides: "3,7,2 busy".
+func hostLeases(h api.Host, max int) string {
+	s := list(leaseIDs(h.Leases), max)
+	switch {
+	case h.Busy == 0:
+		return s
+	case len(h.Leases) == 0:
+		return fmt.Sprintf("%d busy", h.Busy)
+	}
+	return fmt.Sprintf("%s,%d busy", s, h.Busy)
 }
 
 func leaseIDs(ids []uint64) []string {
@@ -96,7 +109,7 @@ func showHost(w io.Writer, h api.Host) error {
 	kv("Up", yesNo(h.Up))
 	kv("CPU", fmt.Sprintf("%g cores, %g used (%s)", h.CPU, h.UsedCPU, percent(h.UsedCPU, h.CPU)))
 	kv("Memory", fmt.Sprintf("%s, %s used (%s)", memory(h.Memory), memory(h.UsedMemory), percent(float64(h.UsedMemory), float64(h.Memory))))
-	kv("Leases", list(leaseIDs(h.Leases), 20))
+	kv("Leases", hostLeases(h, 20))
 	kv("Energy", fmt.Sprintf("%.3f kWh", h.EnergyKWh))
 	if h.PowerError != "" {
 		kv("Power error", h.PowerError)

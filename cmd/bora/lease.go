@@ -301,7 +301,7 @@ func (c *cli) showLease(w io.Writer, l api.Lease) error {
 		return err
 	}
 	for _, e := range l.EnactmentErrors {
-		fmt.Fprintf(w, "Enactment error: %s\n", e)
+		fmt.Fprintf(w, "Enactment error: %s\n", printable(e))
 	}
 	if len(l.Plan) > 0 {
 		fmt.Fprintln(w, "\nPLAN")

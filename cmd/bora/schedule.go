@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -57,6 +58,9 @@ func runSchedule(cmd *cobra.Command, c *cli, f *scheduleFlags) error {
 	s, err := cl.Schedule(cmd.Context(), c.localTime(f.from), c.localTime(f.to))
 	if err != nil {
 		return err
+	}
+	if s.Clamped != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "bora: note: the daemon clamped the window: %s\n", printable(s.Clamped.Reason))
 	}
 	var leases map[uint64]api.Lease
 	if f.svg != "" || c.output == "table" {

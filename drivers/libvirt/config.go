@@ -50,6 +50,12 @@ type Config struct {
 	// QemuImg is the qemu-img command used to create overlays on bora's
 	// machine (default "qemu-img").
 	QemuImg string `yaml:"qemu_img"`
+	// ImageDirs are the directories (absolute, on shared storage) whose
+	// qcow2 files users may name as a lease's image: a path relative to
+	// one of them, or an absolute path inside one. An image must resolve
+	// (symlinks followed) inside the directory it was found in. Empty: users
+	// may name only the entries of Template.Images.
+	ImageDirs []string `yaml:"image_dirs"`
 }
 
 // HostConfig is one libvirtd host.
@@ -142,6 +148,7 @@ func (c Config) WithDefaults() Config {
 		setS(&t.Cmdline, DefaultCmdline)
 	}
 	c.Hosts = append([]HostConfig(nil), c.Hosts...)
+	c.ImageDirs = append([]string(nil), c.ImageDirs...)
 	return c
 }
 
@@ -201,6 +208,11 @@ func (c Config) Validate() error {
 		bad("reconnect_min", "%v is more than reconnect_max (%v)", d.ReconnectMin, d.ReconnectMax)
 	}
 	validateTemplate(c.Template, bad)
+	for i, dir := range c.ImageDirs {
+		if !filepath.IsAbs(dir) {
+			bad(fmt.Sprintf("image_dirs[%d]", i), "%q is not an absolute path", dir)
+		}
+	}
 	return errors.Join(errs...)
 }
 

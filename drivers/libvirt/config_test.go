@@ -34,6 +34,8 @@ func TestValidate(t *testing.T) {
 		}, nil},
 		{"kernel only", func(c *Config) { c.Template.BaseImage = "" }, nil},
 		{"image only", func(c *Config) { c.Template = Template{BaseImage: "/s/b.qcow2"} }, nil},
+		{"image dirs", func(c *Config) { c.ImageDirs = []string{"/srv/images", "/s/more"} }, nil},
+		{"relative image dir", func(c *Config) { c.ImageDirs = []string{"/srv/images", "images"} }, []string{"image_dirs[1]"}},
 		{"no hosts", func(c *Config) { c.Hosts = nil }, []string{"hosts:"}},
 		{"host without name", func(c *Config) { c.Hosts[1].Name = "" }, []string{"hosts[1].name"}},
 		{"duplicate name", func(c *Config) { c.Hosts[1].Name = "a" }, []string{"hosts[1].name"}},

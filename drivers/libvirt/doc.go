@@ -11,8 +11,13 @@
 // rejects. Domains are built from Config.Template (DomainXML): memory =
 // VM.Memory MiB, ceil(VM.CPU/100) vCPUs, domain type "qemu" (TCG) or
 // "kvm", direct kernel boot and/or a disk that is a qcow2 copy-on-write
-// overlay of a base image (made with qemu-img on bora's machine), ACPI
-// (for the power button), the serial console logged to a file, no network.
+// overlay of a base image (made with qemu-img on bora's machine, and named
+// as the disk's backingStore), ACPI (for the power button), the serial
+// console logged to a file, no network. The base image is the template's,
+// or the VM's Image (ResolveImage): a name of Template.Images, or a file of
+// ImageDirs that resolves, symlinks followed, inside its directory; a path
+// with ".." or one leading out of the directories is refused
+// (ErrImageOutside), so a user cannot get a host file attached to a guest.
 //
 // Operations (all idempotent, all bounded by the context or OpTimeout):
 //

@@ -93,10 +93,22 @@ type diskXML struct {
 	Source struct {
 		File string `xml:"file,attr"`
 	} `xml:"source"`
-	Target struct {
+	BackingStore *backingXML `xml:"backingStore"`
+	Target       struct {
 		Dev string `xml:"dev,attr"`
 		Bus string `xml:"bus,attr"`
 	} `xml:"target"`
+}
+
+// backingXML is the overlay's base image, as qemu-img made it (qcow2).
+type backingXML struct {
+	Type   string `xml:"type,attr"`
+	Format struct {
+		Type string `xml:"type,attr"`
+	} `xml:"format"`
+	Source struct {
+		File string `xml:"file,attr"`
+	} `xml:"source"`
 }
 
 type serialXML struct {
@@ -114,14 +126,12 @@ type memballoon struct {
 	Model string `xml:"model,attr"`
 }
 
-// baseImage is the base image of vm's overlay: "" for a diskless VM.
+// baseImage is the base image of vm's overlay: "" for a diskless VM
+// (see ResolveImage).
 func (c Config) baseImage(vm drivers.VM) (string, error) {
-	if vm.Image == "" {
-		return c.Template.BaseImage, nil
-	}
-	p, ok := c.Template.Images[vm.Image]
-	if !ok {
-		return "", fmt.Errorf("%w %q for %s (template.images has no such entry)", ErrUnknownImage, vm.Image, vm.Name())
+	p, err := c.ResolveImage(vm.Image)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", vm.Name(), err)
 	}
 	return p, nil
 }
@@ -136,8 +146,9 @@ func vcpus(cpu int64) int {
 }
 
 // DomainXML is the libvirt domain definition of vm under c (c with its
-// defaults applied). It returns ErrInvalidVM for a VM without memory and
-// ErrUnknownImage for an Image not in the template.
+// defaults applied). It returns ErrInvalidVM for a VM without memory, and
+// ErrUnknownImage or ErrImageOutside for an Image that ResolveImage
+// refuses. The overlay disk names its base image as its backing store.
 func (c Config) DomainXML(vm drivers.VM) (string, error) {
 	if vm.Memory <= 0 {
 		return "", fmt.Errorf("%w: %s has memory %d MB", ErrInvalidVM, vm.Name(), vm.Memory)
@@ -163,6 +174,8 @@ func (c Config) DomainXML(vm drivers.VM) (string, error) {
 		disk.Type, disk.Device = "file", "disk"
 		disk.Driver.Name, disk.Driver.Type, disk.Driver.Cache = "qemu", "qcow2", t.DiskCache
 		disk.Source.File = overlayPath(c.SharedDir, name)
+		disk.BackingStore = &backingXML{Type: "file"}
+		disk.BackingStore.Format.Type, disk.BackingStore.Source.File = "qcow2", base
 		disk.Target.Dev, disk.Target.Bus = targetDev(t.DiskBus), t.DiskBus
 		d.Devices.Disks = append(d.Devices.Disks, disk)
 	}

@@ -13,9 +13,13 @@ var (
 	// ErrInvalidVM is returned for a VM the driver cannot build a domain
 	// for (no memory, a name that ParseName rejects).
 	ErrInvalidVM = errors.New("invalid VM")
-	// ErrUnknownImage is returned by Start for a VM whose Image names no
-	// entry of Template.Images.
+	// ErrUnknownImage is returned by Start and ResolveImage for a VM whose
+	// Image names no entry of Template.Images and no file of ImageDirs.
 	ErrUnknownImage = errors.New("unknown image")
+	// ErrImageOutside is returned by ResolveImage (and so by Start) for an
+	// image that names a parent directory (..) or resolves, symlinks
+	// followed, outside the configured image directories.
+	ErrImageOutside = errors.New("image outside the image directories")
 	// ErrNoDomain is returned by Suspend and LiveMigrate for a VM that is
 	// neither running where it should be nor saved (or already moved).
 	ErrNoDomain = errors.New("no such domain")
