@@ -80,13 +80,17 @@ func checkLease(id uint64, data []byte, hosts []storedHost) error {
 		}
 		cpu, mem = max(cpu, h.CPU), max(mem, h.Memory)
 	}
-	return fmt.Errorf("cpu, memory: a VM of %s cores and %d MB fits on no host (the largest have %s cores, %d MB)",
+	return fmt.Errorf("cpu, memory: a VM of %s and %d MB fits on no host (the largest have %s, %d MB)",
 		cores(req.CPU), req.Memory, cores(cpu), mem)
 }
 
-// cores writes hundredths of a core as cores: 900 -> "9", 150 -> "1.5".
+// cores writes hundredths of a core as cores: 900 -> "9 cores",
+// 100 -> "1 core", 150 -> "1.5 cores".
 func cores(c int64) string {
-	return fmt.Sprintf("%g", float64(c)/100)
+	if c == 100 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%g cores", float64(c)/100)
 }
 
 // StoreReport is what CheckStore found in a sound store.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -65,7 +66,10 @@ func guard(what string, fn func() error) (err error) {
 // refusal wraps err, an Open failure for the file at path, with the path
 // and, when the file itself is at fault, with how to recover.
 func refusal(path string, err error) error {
-	if errors.Is(err, ErrDamaged) || errors.Is(err, ErrNotStore) || errors.Is(err, ErrSchemaTooNew) {
+	if errors.Is(err, ErrSchemaTooNew) {
+		return fmt.Errorf("store: %s: %w; run the newer bora that wrote it, or %s", path, err, strings.TrimPrefix(RecoveryHint(path), "to recover, "))
+	}
+	if errors.Is(err, ErrDamaged) || errors.Is(err, ErrNotStore) {
 		return fmt.Errorf("store: %s: %w; %s", path, err, RecoveryHint(path))
 	}
 	return fmt.Errorf("store: %s: %w", path, err)

@@ -132,7 +132,12 @@ func open(path string, o Options, readOnly bool) (*Store, error) {
 			return nil
 		})
 	default:
-		err = guard("preparing", func() error { return db.Update(prepare) })
+		err = guard("preparing", func() error {
+			if db.View(complete) == nil {
+				return nil // nothing to write: a refused file stays as it was
+			}
+			return db.Update(prepare)
+		})
 	}
 	if err != nil {
 		_ = db.Close()
@@ -170,6 +175,17 @@ func prepare(tx *bolt.Tx) error {
 	for _, name := range dataBuckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// complete returns nil when tx has every bucket of a store, so prepare
+// has nothing to do.
+func complete(tx *bolt.Tx) error {
+	for _, name := range append([][]byte{bucketMeta}, dataBuckets...) {
+		if tx.Bucket(name) == nil {
+			return fmt.Errorf("no %q bucket", name)
 		}
 	}
 	return nil
