@@ -135,7 +135,7 @@ func TestNewRefusesDamagedStore(t *testing.T) {
 		}, store.ErrDamaged, "lease 6: cpu, memory: a VM of 9 cores and 1024 MB fits on no host (the largest have 1 core, 1024 MB)"},
 		{"wrong schema version", func(t *testing.T, path string, _ []uint64) {
 			editBolt(t, path, func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("schema"), []byte("2")) })
-		}, store.ErrSchemaTooNew, "file has schema 2, this bora reads up to 1; run the newer bora that wrote it"},
+		}, store.ErrSchemaTooNew, "file has schema 2, this bora reads up to 1; to recover, run the newer bora that wrote it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

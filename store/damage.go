@@ -67,7 +67,7 @@ func guard(what string, fn func() error) (err error) {
 // and, when the file itself is at fault, with how to recover.
 func refusal(path string, err error) error {
 	if errors.Is(err, ErrSchemaTooNew) {
-		return fmt.Errorf("store: %s: %w; run the newer bora that wrote it, or %s", path, err, strings.TrimPrefix(RecoveryHint(path), "to recover, "))
+		return fmt.Errorf("store: %s: %w; to recover, run the newer bora that wrote it, or %s", path, err, strings.TrimPrefix(RecoveryHint(path), "to recover, "))
 	}
 	if errors.Is(err, ErrDamaged) || errors.Is(err, ErrNotStore) {
 		return fmt.Errorf("store: %s: %w; %s", path, err, RecoveryHint(path))
