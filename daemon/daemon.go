@@ -140,7 +140,7 @@ func loadChecked(st *store.Store) (*store.State, error) {
 		err = checkRecords(saved)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w; %s", st.Path(), err, store.RecoveryHint(st.Path()))
+		return nil, refuseRecords(st.Path(), err)
 	}
 	return saved, nil
 }

@@ -54,6 +54,12 @@ func checkRecords(st *store.State) error {
 	return nil
 }
 
+// refuseRecords is the refusal of the store at path whose records are
+// damaged (err, from Load or checkRecords), with how to recover.
+func refuseRecords(path string, err error) error {
+	return fmt.Errorf("store: %s: %w; %s", path, err, store.RecoveryHint(path))
+}
+
 // checkLease checks one lease record (see checkRecords).
 func checkLease(id uint64, data []byte, hosts []storedHost) error {
 	var sl scheduler.SavedLease
@@ -121,7 +127,7 @@ func CheckStore(path string) (StoreReport, error) {
 		return r, err
 	}
 	if err := checkRecords(st); err != nil {
-		return r, fmt.Errorf("store: %s: %w", path, err)
+		return r, refuseRecords(path, err)
 	}
 	r.Schema, r.Leases, r.Hosts, r.Meta = st.Schema, len(st.Leases), len(st.Hosts), len(st.Meta)
 	for _, data := range st.Leases {
