@@ -193,10 +193,9 @@ func TestNewRefusesDamagedFakeState(t *testing.T) {
 // truncated, New names the newest in its refusal, store.Restore puts it
 // back, and the next New has all 12 leases.
 func TestSnapshotJobAndRestore(t *testing.T) {
-	cfg, ids := liveStore(t, func(c *config.Config) {
+	cfg, _ := liveStore(t, func(c *config.Config) {
 		c.Jobs.Snapshot, c.Jobs.SnapshotKeep = "@every 1s", 2
 	})
-	_ = ids
 	path := cfg.Daemon.Store
 	// liveStore ran the daemon for well under a second: run it again
 	// until the job has run at least three times.
