@@ -135,6 +135,11 @@ type Jobs struct {
 	// (and in `bora lease list`); the compaction job drops older ones.
 	// 0 keeps them forever.
 	LeaseRetention time.Duration `yaml:"lease_retention"`
+	// Snapshot writes a checked copy of the store into a snapshots
+	// directory next to it; SnapshotKeep is how many are kept (the
+	// newest). `bora store restore` puts one back.
+	Snapshot     string `yaml:"snapshot"`
+	SnapshotKeep int    `yaml:"snapshot_keep"`
 }
 
 // Emulation feeds a workload to the daemon: each request is submitted at
@@ -156,7 +161,7 @@ func defaultDaemonSections() (Daemon, APIConfig, DriverConfig, PowerConfig, Jobs
 		DriverConfig{Name: "fake", OpenNebula: opennebula.DefaultConfig()},
 		PowerConfig{Driver: "none", Timeout: 2 * time.Minute},
 		Jobs{Accounting: "@every 1m", AccountingRetention: 30 * 24 * time.Hour, Compaction: "@daily",
-			LeaseRetention: 90 * 24 * time.Hour}
+			LeaseRetention: 90 * 24 * time.Hour, Snapshot: "@hourly", SnapshotKeep: 24}
 }
 
 // validateDaemon checks the daemon's sections and names the key at fault.
@@ -328,7 +333,10 @@ func (c Config) validateRest() error {
 		return fieldErr("energy.policy", fmt.Sprintf("%q switches hosts on and off: it needs power.driver fake, command or opennebula", p))
 	}
 	p := cronParser
-	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction} {
+	if c.Jobs.Snapshot != "" && c.Jobs.SnapshotKeep < 1 {
+		return fieldErr("jobs.snapshot_keep", fmt.Sprintf("%d: keep at least 1 snapshot (or turn snapshots off with jobs.snapshot: \"\")", c.Jobs.SnapshotKeep))
+	}
+	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction, "jobs.snapshot": c.Jobs.Snapshot} {
 		if spec == "" {
 			continue
 		}

@@ -94,6 +94,8 @@ func TestDaemonConfigErrors(t *testing.T) {
 		{"short token", "api: {tokens: [{token: abc, user: u}]}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "api.tokens[0].token", 0},
 		{"tcp without tls", "api: {tcp: ':8443'}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "api.tls_cert", 0},
 		{"bad cron", "jobs: {accounting: 'every so often'}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "jobs.accounting", 0},
+		{"bad snapshot cron", "jobs: {snapshot: 'twice a day'}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "jobs.snapshot", 0},
+		{"no snapshot kept", "jobs: {snapshot: '@daily', snapshot_keep: 0}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "jobs.snapshot_keep", 0},
 		{"bad fault", "driver: {fake: {faults: [{op: explode}]}}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "driver.fake.faults[0].op", 0},
 		{"bad socket mode", "api: {socket_mode: rw}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "api.socket_mode", 0},
 		{"unknown driver", "driver: {name: xen}\nhosts: [{name: a, cpu: 1, memory: 1}]\n", "driver.name", 0},

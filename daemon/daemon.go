@@ -116,8 +116,13 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the state store: %w", err)
 	}
+	saved, err := loadChecked(st)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("opening the state store: %w", err)
+	}
 	d.store = st
-	if err := d.setup(ctx, o); err != nil {
+	if err := d.setup(ctx, o, saved); err != nil {
 		st.Close()
 		if d.drv != nil && o.Driver == nil {
 			d.drv.Close()
@@ -127,14 +132,24 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	return d, nil
 }
 
-func (d *Daemon) setup(ctx context.Context, o Options) error {
-	saved, err := d.store.Load()
-	if err != nil {
-		return fmt.Errorf("reading the state store: %w", err)
+// loadChecked reads the whole store and checks every record
+// (checkRecords); a damaged one refuses the start with how to recover.
+func loadChecked(st *store.Store) (*store.State, error) {
+	saved, err := st.Load()
+	if err == nil {
+		err = checkRecords(saved)
 	}
+	if err != nil {
+		return nil, refuseRecords(st.Path(), err)
+	}
+	return saved, nil
+}
+
+func (d *Daemon) setup(ctx context.Context, o Options, saved *store.State) error {
 	if err := d.setupClock(saved); err != nil {
 		return err
 	}
+	var err error
 	d.drv = o.Driver
 	if d.drv == nil {
 		if d.drv, err = d.buildDriver(ctx); err != nil {
@@ -171,13 +186,23 @@ func (d *Daemon) buildDriver(ctx context.Context) (drivers.Driver, error) {
 			fc.Faults = append(fc.Faults, fake.Fault{Op: f.Op, Lease: f.Lease, Host: f.Host, Times: f.Times,
 				Fail: f.Fail, Slow: f.Slow, After: f.After})
 		}
-		return fake.New(fc, d.clk, d.lg.WithField("component", "driver"))
+		return built(fake.New(fc, d.clk, d.lg.WithField("component", "driver")))
 	case "libvirt":
-		return libvirt.New(ctx, c.Driver.Libvirt, d.lg.WithField("component", "driver"))
+		return built(libvirt.New(ctx, c.Driver.Libvirt, d.lg.WithField("component", "driver")))
 	case "opennebula":
-		return opennebula.New(ctx, c.Driver.OpenNebula, d.lg.WithField("component", "driver"))
+		return built(opennebula.New(ctx, c.Driver.OpenNebula, d.lg.WithField("component", "driver")))
 	}
 	return nil, fmt.Errorf("driver.name: %w: %q", errNoDriver, c.Driver.Name)
+}
+
+// built is what a driver constructor returned, as a drivers.Driver that
+// is nil when it failed: a nil *fake.Driver in a non-nil interface would
+// be closed by New's cleanup and panic.
+func built[D drivers.Driver](drv D, err error) (drivers.Driver, error) {
+	if err != nil {
+		return nil, err
+	}
+	return drv, nil
 }
 
 var errNoDriver = errors.New("driver not built into this borad")

@@ -9,7 +9,9 @@ import (
 )
 
 // startJobs runs the periodic jobs on their cron schedules (wall clock):
-// accounting snapshots into the store, and compaction of the store.
+// accounting snapshots into the store, compaction of the store, and
+// snapshots of the store (checked copies beside it, for bora store
+// restore).
 func (d *Daemon) startJobs() func() {
 	c := cron.New(cron.WithParser(cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)))
 	log := d.log.WithField("component", "jobs")
@@ -37,6 +39,14 @@ func (d *Daemon) startJobs() func() {
 			return
 		}
 		log.Info("store compacted")
+	})
+	add("snapshot", d.cfg.Jobs.Snapshot, func() {
+		path, err := d.store.Snapshot(time.Now(), d.cfg.Jobs.SnapshotKeep, checkSnapshot)
+		if err != nil {
+			log.WithError(err).Error("store snapshot")
+			return
+		}
+		log.WithField("file", path).Info("store snapshot written")
 	})
 	c.Start()
 	return func() { <-c.Stop().Done() }

@@ -30,15 +30,31 @@ func (s *Store) Check() error {
 	}
 	defer func() { _ = tx.Rollback() }()
 
-	var problems []error
-	for err := range tx.Check() {
-		problems = append(problems, fmt.Errorf("bbolt: %w", err))
-	}
-	problems = append(problems, checkLayout(tx)...)
+	problems := append(boltCheck(tx), checkLayout(tx)...)
 	if err := errors.Join(problems...); err != nil {
 		return fmt.Errorf("store: check %s: %w", s.path, err)
 	}
 	return nil
+}
+
+// maxBoltProblems is how many of bbolt's problems boltCheck keeps: a
+// damaged page can yield thousands.
+const maxBoltProblems = 10
+
+// boltCheck runs bbolt's page-level check (tx.Check) and returns its
+// first maxBoltProblems problems, and a count of the others.
+func boltCheck(tx *bolt.Tx) []error {
+	var problems []error
+	n := 0
+	for err := range tx.Check() { // read to the end: the check's goroutine sends until done
+		if n++; n <= maxBoltProblems {
+			problems = append(problems, fmt.Errorf("bbolt: %w", err))
+		}
+	}
+	if n > maxBoltProblems {
+		problems = append(problems, fmt.Errorf("bbolt: %d more problems", n-maxBoltProblems))
+	}
+	return problems
 }
 
 // checkLayout returns bora's problems with the buckets of tx.

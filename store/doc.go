@@ -20,8 +20,19 @@
 // SchemaVersion is the layout this code writes. Open refuses a file whose
 // schema is newer (ErrSchemaTooNew: an older borad must not rewrite a
 // newer one's state) and a file that is not a bora store at all
-// (ErrNotStore); a missing, zero-length or bucket-less bbolt file becomes
-// a new store. A change to the layout bumps SchemaVersion, and Open
+// (ErrNotStore); a missing or bucket-less bbolt file becomes a new store.
+//
+// # Damage
+//
+// Open refuses a damaged file (ErrDamaged) instead of crashing on it:
+// bbolt maps the file and trusts its page ids and offsets, so before
+// bbolt sees it Open walks the whole file with plain reads (verify.go),
+// then runs bbolt's consistency check and bora's (Check); a panic or
+// memory fault in bbolt becomes ErrDamaged. An empty (0-byte) file is
+// damage, not a new store. Every refusal names the file and says how to
+// recover (RecoveryHint). Snapshot writes checked copies into a
+// snapshots directory beside the store, Restore puts one back (the
+// daemon stopped), CheckFile checks a file without writing to it. A change to the layout bumps SchemaVersion, and Open
 // migrates older files inside one transaction.
 //
 // Load returns meta, leases and hosts as one State (the daemon's restart

@@ -17,6 +17,12 @@ var (
 	// or with an unreadable schema version.
 	ErrNotStore = errors.New("not a bora store")
 
+	// ErrDamaged is returned by Open, CheckFile and Restore when the file
+	// is a damaged store: empty (0 bytes), truncated, with pages that
+	// bbolt's or bora's consistency check refuses, or that made bbolt
+	// panic.
+	ErrDamaged = errors.New("store file is damaged")
+
 	// ErrLocked is returned by Open when another process (usually another
 	// borad) holds the file's lock for longer than Options.Timeout.
 	ErrLocked = errors.New("store is locked by another process")

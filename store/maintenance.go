@@ -45,7 +45,7 @@ func (s *Store) Compact() error {
 	s.db = nil
 	db, err := bolt.Open(s.path, s.opts.Mode, s.opts.bolt())
 	if err != nil {
-		return fmt.Errorf("store: compact: reopen: %w", openError(s.path, err))
+		return fmt.Errorf("store: compact: reopen %s: %w", s.path, openError(err))
 	}
 	s.db = db
 	if err := errors.Join(syncErr, closeErr); err != nil {

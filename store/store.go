@@ -74,54 +74,135 @@ type Store struct {
 
 // Open opens the store at path, creating the parent directory (0750) and
 // the file if needed; a new file gets the four buckets and the schema
-// version.
+// version. Only a missing file is new: an existing file, even an empty
+// one, must be a sound store.
+//
+// Before bbolt sees an existing file, Open walks it with plain reads
+// (verifyFile), so that a damaged file is refused instead of crashing
+// the process; then it runs bbolt's consistency check and bora's own
+// (Check) and the schema check. A panic in bbolt while it opens or
+// checks the file becomes an error too.
 //
 // Open returns ErrLocked when another process holds the file longer than
-// o.Timeout, ErrNotStore when the file is not a bora store, and
-// ErrSchemaTooNew when it was written by a newer bora. All are wrapped
-// with the path.
+// o.Timeout, ErrDamaged when the file is damaged, ErrNotStore when it is
+// not a bora store, and ErrSchemaTooNew when it was written by a newer
+// bora. All are wrapped with the path; the last three also say how to
+// recover (RecoveryHint).
 func Open(path string, o Options) (*Store, error) {
+	return open(path, o, false)
+}
+
+// open is Open; readOnly opens without writing anything (no creation, no
+// missing buckets added) under a shared lock.
+func open(path string, o Options, readOnly bool) (*Store, error) {
 	o = o.withDefaults()
-	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+	if !readOnly {
+		if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
 	}
-	db, err := bolt.Open(path, o.Mode, o.bolt())
+	exists, err := precheck(path, o.Timeout)
 	if err != nil {
-		return nil, openError(path, err)
+		return nil, refusal(path, err)
 	}
-	if err := db.Update(prepare); err != nil {
+	if readOnly && !exists {
+		return nil, fmt.Errorf("store: %s: %w", path, os.ErrNotExist)
+	}
+	bo := o.bolt()
+	bo.ReadOnly = readOnly
+	var db *bolt.DB
+	err = guard("opening", func() error {
+		var err error
+		db, err = bolt.Open(path, o.Mode, bo)
+		return err
+	})
+	if err != nil {
+		return nil, refusal(path, openError(err))
+	}
+	if exists {
+		err = guard("checking", func() error { return db.View(verifyTx) })
+	}
+	switch {
+	case err != nil:
+	case readOnly:
+		err = db.View(func(tx *bolt.Tx) error {
+			if tx.Bucket(bucketMeta) == nil {
+				return fmt.Errorf("%w: a bbolt file without buckets (a store whose creation never finished)", ErrNotStore)
+			}
+			return nil
+		})
+	default:
+		err = guard("preparing", func() error {
+			if db.View(complete) == nil {
+				return nil // nothing to write: a refused file stays as it was
+			}
+			return db.Update(prepare)
+		})
+	}
+	if err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("store: %s: %w", path, err)
+		return nil, refusal(path, err)
 	}
 	return &Store{path: path, opts: o, db: db}, nil
 }
 
 // openError maps bbolt's Open errors to the package's sentinels.
-func openError(path string, err error) error {
+func openError(err error) error {
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		return fmt.Errorf("store: %s: %w (waited for the file lock: is another borad running?)", path, ErrLocked)
+		return fmt.Errorf("%w (waited for the file lock: is another borad running?)", ErrLocked)
 	case errors.Is(err, berrors.ErrInvalid),
 		errors.Is(err, berrors.ErrVersionMismatch),
 		errors.Is(err, berrors.ErrChecksum):
-		return fmt.Errorf("store: %s: %w: %w", path, ErrNotStore, err)
+		return fmt.Errorf("%w: %w", ErrNotStore, err)
 	}
-	return fmt.Errorf("store: %s: %w", path, err)
+	return err
 }
 
-// prepare makes a new file a store, or checks that an existing one is a
-// store this code can use. Future migrations go here.
+// prepare makes a new file a store, or adds what a store of an older
+// layout lacks. Future migrations go here; verifyTx has checked the file.
 //
 // A bbolt file without any bucket counts as new, not as foreign: it holds
 // nothing to protect, and it is what a crash between bbolt creating the
 // file and the first commit leaves behind.
 func prepare(tx *bolt.Tx) error {
-	meta := tx.Bucket(bucketMeta)
-	if meta == nil {
+	if tx.Bucket(bucketMeta) == nil {
 		if !isEmpty(tx) {
 			return fmt.Errorf("%w: no %q bucket", ErrNotStore, bucketMeta)
 		}
 		return create(tx)
+	}
+	for _, name := range dataBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// complete returns nil when tx has every bucket of a store, so prepare
+// has nothing to do.
+func complete(tx *bolt.Tx) error {
+	for _, name := range append([][]byte{bucketMeta}, dataBuckets...) {
+		if tx.Bucket(name) == nil {
+			return fmt.Errorf("no %q bucket", name)
+		}
+	}
+	return nil
+}
+
+// verifyTx checks an existing file as Open finds it: bbolt's consistency
+// check, then the schema version, then bora's layout (checkLayout).
+func verifyTx(tx *bolt.Tx) error {
+	if err := errors.Join(boltCheck(tx)...); err != nil {
+		return fmt.Errorf("%w: %w", ErrDamaged, err)
+	}
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		if isEmpty(tx) {
+			return nil
+		}
+		return fmt.Errorf("%w: no %q bucket", ErrNotStore, bucketMeta)
 	}
 	v, err := schemaOf(meta)
 	if err != nil {
@@ -130,10 +211,8 @@ func prepare(tx *bolt.Tx) error {
 	if v > SchemaVersion {
 		return fmt.Errorf("%w: file has schema %d, this bora reads up to %d", ErrSchemaTooNew, v, SchemaVersion)
 	}
-	for _, name := range dataBuckets {
-		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-			return err
-		}
+	if err := errors.Join(checkLayout(tx)...); err != nil {
+		return fmt.Errorf("%w: %w", ErrDamaged, err)
 	}
 	return nil
 }

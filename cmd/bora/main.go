@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/store"
 )
 
 // Exit codes. Scripts may rely on them:
@@ -30,6 +31,9 @@ import (
 //	5 exitForbidden   not allowed: missing or bad token, admin operation by
 //	                  a user, no permission on the socket
 //	6 exitUnreachable the daemon is not running at --socket / --server
+//	7 exitDamaged     store check, store restore: the store (or the
+//	                  snapshot) is damaged or not a bora store
+//	8 exitBusy        store restore, store check: borad holds the store
 const (
 	exitOK          = 0
 	exitFailure     = 1
@@ -38,6 +42,8 @@ const (
 	exitNotFound    = 4
 	exitForbidden   = 5
 	exitUnreachable = 6
+	exitDamaged     = 7
+	exitBusy        = 8
 )
 
 // usageError marks an error caused by what the user gave.
@@ -82,7 +88,7 @@ func newRootCmd(cli *cli) *cobra.Command {
 		SilenceErrors: true,
 	}
 	cli.addGlobalFlags(root)
-	root.AddCommand(newSimulateCmd(), newConfigCmd(), newCalibrateCmd(), newLeaseCmd(cli), newHostCmd(cli), newScheduleCmd(cli), newStatsCmd(cli))
+	root.AddCommand(newSimulateCmd(), newConfigCmd(), newCalibrateCmd(), newLeaseCmd(cli), newHostCmd(cli), newScheduleCmd(cli), newStatsCmd(cli), newStoreCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root
 }
@@ -99,6 +105,10 @@ func exitCode(err error) int {
 		return exitRejected
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.Is(err, store.ErrDamaged), errors.Is(err, store.ErrNotStore), errors.Is(err, store.ErrSchemaTooNew):
+		return exitDamaged
+	case errors.Is(err, store.ErrLocked):
+		return exitBusy
 	case errors.Is(err, api.ErrUnreachable):
 		return exitUnreachable
 	case errors.Is(err, api.ErrForbidden):

@@ -221,6 +221,9 @@ func (d *Driver) Events() <-chan drivers.Event { return d.events.out }
 // event channel is closed. The state file, if any, stays as it is. Close
 // is idempotent and always returns nil.
 func (d *Driver) Close() error {
+	if d == nil { // what a failed New returns
+		return nil
+	}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()

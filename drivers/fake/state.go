@@ -119,11 +119,14 @@ func (d *Driver) load(now time.Time) error {
 	if err != nil {
 		return err
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fmt.Errorf("the file is empty (%d bytes); move it away to start with no VMs", len(data))
+	}
 	var doc stateDoc
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("decode: %w", err)
+		return fmt.Errorf("decode: %w; move the file away to start with no VMs", err)
 	}
 	if doc.Version != stateVersion {
 		return fmt.Errorf("version %d, want %d", doc.Version, stateVersion)

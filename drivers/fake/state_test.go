@@ -92,10 +92,18 @@ func TestStateKeepsRunTime(t *testing.T) {
 	}
 }
 
+// TestStateFileErrors: a bad state file is refused with its path and
+// the problem (a truncated or garbage file with the decode error), and
+// New returns a nil driver that Close accepts (daemon.New closes what it
+// got; the nil driver used to panic there and hide the error).
 func TestStateFileErrors(t *testing.T) {
+	valid := `{"version":1,"vms":[{"name":"bora-1-0","host":"h1","state":"running","run_ns":0}]}`
 	cases := []struct {
 		name, content, want string
 	}{
+		{"empty", "", "the file is empty (0 bytes)"},
+		{"truncated", valid[:len(valid)/2], "decode: unexpected EOF"},
+		{"garbage", "\x00\x17\xfe garbage", "decode: invalid character"},
 		{"not JSON", "{", "decode"},
 		{"unknown key", `{"version":1,"vms":[],"extra":1}`, "unknown field"},
 		{"other version", `{"version":9,"vms":[]}`, "version 9"},
@@ -109,9 +117,15 @@ func TestStateFileErrors(t *testing.T) {
 			}
 			cfg := testConfig()
 			cfg.StateFile = file
-			_, err := New(cfg, newSim(), nil)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v, want one mentioning %q", err, c.want)
+			d, err := New(cfg, newSim(), nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), file) {
+				t.Fatalf("err = %v, want one mentioning %q and %s", err, c.want, file)
+			}
+			if d != nil {
+				t.Fatalf("New returned a driver with its error")
+			}
+			if err := d.Close(); err != nil {
+				t.Errorf("Close of the nil driver: %v", err)
 			}
 		})
 	}
