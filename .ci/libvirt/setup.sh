@@ -111,8 +111,20 @@ B=$STATE/b
 if [ ! -d "$B/etc" ]; then
 	log "making B's private copies in $B"
 	mkdir -p "$B"
-	cp -a /etc/libvirt "$B/etc"
-	cp -a /var/lib/libvirt "$B/lib"
+	# A, just started, may be writing its files (nwfilter's *.xml.new
+	# renamed as they are written): copy again until a copy is whole.
+	copy_tree() {
+		local n
+		for n in 1 2 3 4 5 6 7 8 9 10; do
+			rm -rf "$2"
+			cp -a "$1" "$2" 2>/dev/null && return 0
+			sleep 1
+		done
+		cp -a "$1" "$2"
+	}
+	copy_tree /etc/libvirt "$B/etc"
+	copy_tree /var/lib/libvirt "$B/lib"
+	rm -f "$B/etc/nwfilter/"*.new
 	mkdir -p "$B/log" "$B/cache"
 	# A's domain definitions are not B's.
 	rm -f "$B/etc/qemu/"*.xml "$B/etc/qemu/autostart/"*.xml
