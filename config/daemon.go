@@ -164,7 +164,7 @@ func (c Config) validateDaemon() error {
 	case d.Clock != "real" && d.Clock != "scaled" && d.Clock != "simulated":
 		return fieldErr("daemon.clock", fmt.Sprintf("%q: must be real, scaled or simulated", d.Clock))
 	case d.Clock == "scaled" && !(d.Speed > 0):
-		return fieldErr("daemon.speed", "must be positive with a scaled clock")
+		return fieldErr("daemon.speed", "must be positive with a scaled clock", "daemon.clock")
 	case d.LogFormat != "text" && d.LogFormat != "json":
 		return fieldErr("daemon.log_format", fmt.Sprintf("%q: must be text or json", d.LogFormat))
 	case d.OpTimeout <= 0:
@@ -200,7 +200,7 @@ func (c Config) validateAPI() error {
 		return fieldErr("api.socket_mode", err.Error())
 	}
 	if a.TCP != "" && !a.InsecureTCP && (a.TLSCert == "" || a.TLSKey == "") {
-		return fieldErr("api.tls_cert", "a tcp listener needs tls_cert and tls_key (or insecure_tcp for tests)")
+		return fieldErr("api.tls_cert", "a tcp listener needs tls_cert and tls_key (or insecure_tcp for tests)", "api.tcp")
 	}
 	if a.MaxBody < 1024 {
 		return fieldErr("api.max_body", "must be at least 1024 bytes")
@@ -239,10 +239,14 @@ func (c Config) validateHosts() error {
 			return fieldErr(key+".name", "must not be empty")
 		case seen[h.Name]:
 			return fieldErr(key+".name", fmt.Sprintf("%q used twice", h.Name))
-		case h.CPU < 0 || h.Memory < 0:
-			return fieldErr(key, "cpu and memory must not be negative")
-		case c.Driver.Name == "fake" && (h.CPU == 0 || h.Memory == 0):
-			return fieldErr(key, "the fake driver needs cpu and memory for every host")
+		case h.CPU < 0:
+			return fieldErr(key+".cpu", "must not be negative")
+		case h.Memory < 0:
+			return fieldErr(key+".memory", "must not be negative")
+		case c.Driver.Name == "fake" && h.CPU == 0:
+			return fieldErr(key+".cpu", "the fake driver needs cpu and memory for every host")
+		case c.Driver.Name == "fake" && h.Memory == 0:
+			return fieldErr(key+".memory", "the fake driver needs cpu and memory for every host")
 		}
 		if h.MAC != "" {
 			if _, err := net.ParseMAC(h.MAC); err != nil {
@@ -252,7 +256,7 @@ func (c Config) validateHosts() error {
 		seen[h.Name] = true
 	}
 	if c.Driver.Name == "fake" && len(c.Hosts) == 0 {
-		return fieldErr("hosts", "the fake driver needs at least one host")
+		return fieldErr("hosts", "the fake driver needs at least one host", "driver.name")
 	}
 	return nil
 }
@@ -315,7 +319,7 @@ func (c Config) validateRest() error {
 		}
 	case "command":
 		if c.Power.On == "" || c.Power.Off == "" {
-			return fieldErr("power.on", "the command power driver needs on and off commands")
+			return fieldErr("power.on", "the command power driver needs on and off commands", "power.driver")
 		}
 	default:
 		return fieldErr("power.driver", fmt.Sprintf("%q: must be none, fake, command or opennebula", c.Power.Driver))
@@ -335,23 +339,30 @@ func (c Config) validateRest() error {
 	return nil
 }
 
-// FieldError is a bad value of one key, found by validation.
+// FieldError is a bad value of one key, found by validation. Near are
+// the keys that made Key needed, for a Key left out of the file (api.tcp
+// for a missing api.tls_cert): the refusal names the line of the first
+// of them written.
 type FieldError struct {
-	Key string
-	Msg string
+	Key  string
+	Msg  string
+	Near []string
 }
 
 func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
 
-func fieldErr(key, msg string) error { return &FieldError{Key: key, Msg: msg} }
+func fieldErr(key, msg string, near ...string) error {
+	return &FieldError{Key: key, Msg: msg, Near: near}
+}
 
-// asError turns a validation error into an Error naming the key.
-func asError(err error, file string) error {
+// asError turns a validation error into an Error naming the file, the
+// key and its line: the one place every refusal of a value gets its line.
+func (ls lines) asError(err error, file string) error {
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return &Error{File: file, Key: fe.Key, Err: errors.New(fe.Msg)}
+		return &Error{File: file, Line: ls.line(fe.Key, fe.Near...), Key: fe.Key, Err: errors.New(fe.Msg)}
 	}
-	return &Error{File: file, Key: "(validation)", Err: err}
+	return &Error{File: file, Line: 1, Key: "(validation)", Err: err}
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
