@@ -18,3 +18,25 @@ func TestSimulateUnknownPolicy(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), exitUsage, want)
 	}
 }
+
+// TestLeaseCreateHelpDefaults: the help gives the class's true default
+// per origin (a local lease is non-preemptable, as daemon/convert.go
+// makes it) and no admission control, which bora does not have.
+func TestLeaseCreateHelpDefaults(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"lease", "create", "--help"},
+		strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	help := stdout.String()
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"A local lease (the default origin) is always non-preemptable",
+		"local leases: non-preemptable (the default and only class); external: cancellable, suspendable (default)"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "admission") {
+		t.Errorf("help mentions admission control:\n%s", help)
+	}
+}
