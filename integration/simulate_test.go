@@ -162,4 +162,3 @@ func TestSimulateBadInput(t *testing.T) {
 		})
 	}
 }
-
