@@ -293,7 +293,9 @@ func (c *cli) showLease(w io.Writer, l api.Lease) error {
 		kv("Deadline", c.when(l.Deadline)+missed)
 	}
 	kv("Duration", human(seconds(l.DurationS)))
-	kv("Remaining", human(seconds(l.RemainingS)))
+	if everRan(l) {
+		kv("Remaining", human(seconds(l.RemainingS)))
+	}
 	kv("Hosts", list(unique(l.Hosts), 8))
 	kv("Preemptions", l.Preemptions)
 	kv("Migrations", l.Migrations)
@@ -328,6 +330,21 @@ func (c *cli) showLease(w io.Writer, l api.Lease) error {
 		return tw.Flush()
 	}
 	return nil
+}
+
+// everRan says whether a lease's VMs ever started (its history has them
+// preparing or running): Remaining means nothing for one that never did.
+// A lease shown without its history counts as having run.
+func everRan(l api.Lease) bool {
+	if len(l.History) == 0 {
+		return true
+	}
+	for _, e := range l.History {
+		if e.State == "preparing" || e.State == "running" {
+			return true
+		}
+	}
+	return false
 }
 
 func parens(s string) string {

@@ -40,3 +40,15 @@ func TestLeaseCreateHelpDefaults(t *testing.T) {
 		t.Errorf("help mentions admission control:\n%s", help)
 	}
 }
+
+// TestRejectedLeaseShowsNoRemaining: a lease that never ran has no time
+// remaining to show (the fake service rejects more than 8 VMs).
+func TestRejectedLeaseShowsNoRemaining(t *testing.T) {
+	d := startDaemon(t)
+	d.bora(t, as(aliceToken), "", "lease", "create", "--vms", "9", "--duration", "1h").check(t, exitRejected)
+	r := d.bora(t, as(aliceToken), "", "lease", "show", "1")
+	r.check(t, exitOK, "State:        rejected", "Duration:     1h")
+	if strings.Contains(r.stdout, "Remaining") {
+		t.Errorf("a rejected lease shows Remaining:\n%s", r.stdout)
+	}
+}
