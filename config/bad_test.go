@@ -42,14 +42,17 @@ func TestBadFiles(t *testing.T) {
 		"host-memory": `2: hosts[0].memory: the fake driver needs cpu and memory for every host`,
 		"host-mac":    `5: hosts[0].mac: "not-a-mac" is not a MAC address like 52:54:00:12:34:56`,
 		// hosts is left out: the line is driver.name's, which needs them.
-		"no-hosts":           `4: hosts: the fake driver needs at least one host`,
-		"driver-name":        `4: driver.name: "xen": must be fake, libvirt or opennebula`,
-		"libvirt":            `7: driver.libvirt.domain_type: "xen" is not qemu or kvm`,
-		"opennebula":         `5: driver.opennebula.poll_interval: must be positive, got -5s`,
-		"fault-op":           `6: driver.fake.faults[0].op: "explode" is not an operation`,
-		"power-driver":       `4: power.driver: "magic": must be none, fake, command or opennebula`,
-		"power-command":      `4: power.on: the command power driver needs on and off commands`,
+		"no-hosts":      `4: hosts: the fake driver needs at least one host`,
+		"driver-name":   `4: driver.name: "xen": must be fake, libvirt or opennebula`,
+		"libvirt":       `7: driver.libvirt.domain_type: "xen" is not qemu or kvm`,
+		"opennebula":    `5: driver.opennebula.poll_interval: must be positive, got -5s`,
+		"fault-op":      `6: driver.fake.faults[0].op: "explode" is not an operation`,
+		"power-driver":  `4: power.driver: "magic": must be none, fake, command or opennebula`,
+		"power-command": `4: power.on: the command power driver needs on and off commands`,
+		"power-template": `5: power.on: template: on:1:12: executing "on" at <.Mac>: can't evaluate field Mac` +
+			` (the fields are .Name, .Address, .MAC and .BMC)`,
 		"energy-needs-power": `4: energy.policy: "pemp" switches hosts on and off: it needs power.driver fake, command or opennebula`,
+		"emulation-workload": `4: emulation.workload: open testdata/no-such-trace.yaml: no such file or directory`,
 		"jobs-cron":          `4: jobs.compaction: "every day" is not a cron schedule: expected exactly 5 fields, found 2: [every day]`,
 	}
 	files, err := filepath.Glob("testdata/*.bad.yaml")

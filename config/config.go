@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,26 @@ func LoadDaemon(path string) (Config, error) {
 	if err := c.validateDaemon(); err != nil {
 		return Config{}, ls.asError(err, path)
 	}
+	if err := c.checkWorkload(path); err != nil {
+		return Config{}, ls.asError(err, path)
+	}
 	return c, nil
+}
+
+// checkWorkload reads emulation.workload (relative to the config file) as
+// borad will at start.
+func (c Config) checkWorkload(configPath string) error {
+	p := c.Emulation.Workload
+	if p == "" {
+		return nil
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(configPath), p)
+	}
+	if _, err := workload.ReadFile(p, c.Workload); err != nil {
+		return fieldErr("emulation.workload", err.Error())
+	}
+	return nil
 }
 
 // ValidateDaemon checks the daemon's sections (after flags changed them).

@@ -7,12 +7,14 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
 
 	"github.com/bora-sched/bora/drivers/libvirt"
 	"github.com/bora-sched/bora/drivers/opennebula"
+	"github.com/bora-sched/bora/drivers/power"
 )
 
 // Daemon is how borad runs: its store, clock, logs and operation bounds.
@@ -321,6 +323,9 @@ func (c Config) validateRest() error {
 		if c.Power.On == "" || c.Power.Off == "" {
 			return fieldErr("power.on", "the command power driver needs on and off commands", "power.driver")
 		}
+		if err := c.validatePowerCommands(); err != nil {
+			return err
+		}
 	default:
 		return fieldErr("power.driver", fmt.Sprintf("%q: must be none, fake, command or opennebula", c.Power.Driver))
 	}
@@ -337,6 +342,33 @@ func (c Config) validateRest() error {
 		}
 	}
 	return nil
+}
+
+// validatePowerCommands builds the command power driver as borad does:
+// a template that does not parse, or names a field hosts do not have, is
+// refused by the loader (bora config check) rather than at start.
+func (c Config) validatePowerCommands() error {
+	hosts := map[string]power.HostInfo{}
+	for _, h := range c.Hosts {
+		hosts[h.Name] = h.PowerInfo()
+	}
+	p := c.Power
+	_, err := power.NewCommand(power.CommandConfig{On: p.On, Off: p.Off, Status: p.Status, Timeout: p.Timeout}, hosts, nil)
+	if err == nil {
+		return nil
+	}
+	field, msg, _ := strings.Cut(err.Error(), ": ") // NewCommand's errors start with the field
+	msg = strings.Replace(msg, " in type power.HostInfo", " (the fields are .Name, .Address, .MAC and .BMC)", 1)
+	switch field {
+	case "on", "off", "status", "timeout":
+		return fieldErr("power."+field, msg)
+	}
+	return fieldErr("power", err.Error())
+}
+
+// PowerInfo is what the power commands' templates know of the host.
+func (h HostSpec) PowerInfo() power.HostInfo {
+	return power.HostInfo{Name: h.Name, Address: h.Address, MAC: h.MAC, BMC: h.BMC}
 }
 
 // FieldError is a bad value of one key, found by validation. Near are
