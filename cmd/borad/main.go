@@ -105,7 +105,7 @@ func load(f flags) (config.Config, error) {
 		cfg.Daemon.LogFormat = f.logFormat
 	}
 	if err := cfg.ValidateDaemon(); err != nil {
-		return cfg, fmt.Errorf("%s: %w", f.config, err)
+		return cfg, fmt.Errorf("%s with the command-line flags: %w", f.config, err)
 	}
 	return cfg, nil
 }
