@@ -300,6 +300,24 @@ func (c Config) validateRest() error {
 			return fieldErr(key+".op", fmt.Sprintf("%q is not an operation", f.Op))
 		}
 	}
+	if err := c.validatePower(); err != nil {
+		return err
+	}
+	p := cronParser
+	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction} {
+		if spec == "" {
+			continue
+		}
+		if _, err := p.Parse(spec); err != nil {
+			return fieldErr(key, fmt.Sprintf("%q is not a cron schedule: %v", spec, err))
+		}
+	}
+	return nil
+}
+
+// validatePower checks the power section, and that an energy policy that
+// switches hosts has a power driver to do it with.
+func (c Config) validatePower() error {
 	for i, f := range c.Power.Faults {
 		key := fmt.Sprintf("power.faults[%d]", i)
 		switch {
@@ -331,15 +349,6 @@ func (c Config) validateRest() error {
 	}
 	if p := c.Energy.Policy; p != "" && p != "always-on" && c.Power.Driver == "none" {
 		return fieldErr("energy.policy", fmt.Sprintf("%q switches hosts on and off: it needs power.driver fake, command or opennebula", p))
-	}
-	p := cronParser
-	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction} {
-		if spec == "" {
-			continue
-		}
-		if _, err := p.Parse(spec); err != nil {
-			return fieldErr(key, fmt.Sprintf("%q is not a cron schedule: %v", spec, err))
-		}
 	}
 	return nil
 }
