@@ -52,3 +52,12 @@ func TestRejectedLeaseShowsNoRemaining(t *testing.T) {
 		t.Errorf("a rejected lease shows Remaining:\n%s", r.stdout)
 	}
 }
+
+// TestHelpExitsZero: bora --help prints the commands and exits 0.
+func TestHelpExitsZero(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	if code != exitOK || !strings.Contains(stdout.String(), "simulate") {
+		t.Errorf("exit %d, stdout %q", code, stdout.String())
+	}
+}
