@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,14 +50,33 @@ func Default() Config {
 // LoadDaemon reads a configuration file as borad does (and bora config
 // check): Load, then the daemon's sections are validated too.
 func LoadDaemon(path string) (Config, error) {
-	c, err := Load(path)
+	c, ls, err := load(path)
 	if err != nil {
 		return Config{}, err
 	}
 	if err := c.validateDaemon(); err != nil {
-		return Config{}, asError(err, path)
+		return Config{}, ls.asError(err, path)
+	}
+	if err := c.checkWorkload(path); err != nil {
+		return Config{}, ls.asError(err, path)
 	}
 	return c, nil
+}
+
+// checkWorkload reads emulation.workload (relative to the config file) as
+// borad will at start.
+func (c Config) checkWorkload(configPath string) error {
+	p := c.Emulation.Workload
+	if p == "" {
+		return nil
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(configPath), p)
+	}
+	if _, err := workload.ReadFile(p, c.Workload); err != nil {
+		return fieldErr("emulation.workload", err.Error())
+	}
+	return nil
 }
 
 // ValidateDaemon checks the daemon's sections (after flags changed them).
@@ -86,52 +106,72 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrUnknownKey is wrapped by an Error for a key bora does not know.
-var ErrUnknownKey = errors.New("unknown key")
-
 // Load reads and validates a configuration file; on any error nothing of
 // it is used.
 func Load(path string) (Config, error) {
+	c, _, err := load(path)
+	return c, err
+}
+
+func load(path string) (Config, lines, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
-	return Parse(data, path)
+	return parse(data, path)
 }
 
 // Parse reads a configuration from YAML; name is used in errors. Every key
-// is checked: unknown keys are errors naming the key and its line.
+// is checked: unknown keys, and keys written twice, are errors naming the
+// key and its line.
 func Parse(data []byte, name string) (Config, error) {
+	c, _, err := parse(data, name)
+	return c, err
+}
+
+// parse is Parse, returning the line of every key too.
+func parse(data []byte, name string) (Config, lines, error) {
 	c := Default()
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return Config{}, &Error{File: name, Key: "(document)", Err: err}
+		line, msg := syntaxError(err)
+		return Config{}, nil, &Error{File: name, Line: line, Key: "(document)", Err: msg}
 	}
 	if len(root.Content) == 0 {
-		return c, nil
+		return c, lines{}, nil
 	}
 	doc := root.Content[0]
 	if doc.Kind != yaml.MappingNode {
-		return Config{}, &Error{File: name, Line: doc.Line, Key: "(document)", Err: errors.New("expected a mapping of keys")}
+		return Config{}, nil, &Error{File: name, Line: doc.Line, Key: "(document)", Err: errors.New("expected a mapping of keys")}
 	}
+	ls, err := keyLines(doc, name)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	if err := c.decode(doc, name); err != nil {
+		return Config{}, nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, nil, ls.asError(err, name)
+	}
+	return c, ls, nil
+}
+
+// decode applies the document: the structured sections decoded strictly,
+// the others key by key through Set.
+func (c *Config) decode(doc *yaml.Node, name string) error {
 	rest := &yaml.Node{Kind: yaml.MappingNode, Line: doc.Line}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
 		if target, ok := c.sections()[k.Value]; ok {
 			if err := decodeStrict(v, target, k.Value, name); err != nil {
-				return Config{}, err
+				return err
 			}
 			continue
 		}
 		rest.Content = append(rest.Content, k, v)
 	}
-	if err := c.walk(rest, "", name); err != nil {
-		return Config{}, err
-	}
-	if err := c.Validate(); err != nil {
-		return Config{}, asError(err, name)
-	}
-	return c, nil
+	return c.walk(rest, "", name)
 }
 
 // walk applies every leaf of a YAML mapping as a dotted key.
@@ -242,12 +282,20 @@ func megabytes(field func(*Config) *int64) func(*Config, string) error {
 }
 
 // Validate checks every section.
+// Its errors are *FieldError naming the dotted key.
 func (c Config) Validate() error {
 	if err := c.Scheduler.Validate(); err != nil {
-		return fmt.Errorf("scheduler.%w", err)
+		var fe *scheduler.FieldError
+		if errors.As(err, &fe) {
+			return fieldErr("scheduler."+fe.Field, fe.Msg)
+		}
+		return fieldErr("scheduler", err.Error())
+	}
+	if c.Cluster.Hosts < 1 {
+		return fieldErr("cluster.hosts", fmt.Sprintf("need at least 1, got %d", c.Cluster.Hosts))
 	}
 	if err := c.Cluster.Validate(); err != nil {
-		return fmt.Errorf("cluster.%w", err)
+		return fieldErr("cluster", err.Error())
 	}
 	return c.Energy.Validate()
 }

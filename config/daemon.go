@@ -7,12 +7,14 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
 
 	"github.com/bora-sched/bora/drivers/libvirt"
 	"github.com/bora-sched/bora/drivers/opennebula"
+	"github.com/bora-sched/bora/drivers/power"
 )
 
 // Daemon is how borad runs: its store, clock, logs and operation bounds.
@@ -173,7 +175,7 @@ func (c Config) validateDaemon() error {
 	case d.Clock != "real" && d.Clock != "scaled" && d.Clock != "simulated":
 		return fieldErr("daemon.clock", fmt.Sprintf("%q: must be real, scaled or simulated", d.Clock))
 	case d.Clock == "scaled" && !(d.Speed > 0):
-		return fieldErr("daemon.speed", "must be positive with a scaled clock")
+		return fieldErr("daemon.speed", "must be positive with a scaled clock", "daemon.clock")
 	case d.LogFormat != "text" && d.LogFormat != "json":
 		return fieldErr("daemon.log_format", fmt.Sprintf("%q: must be text or json", d.LogFormat))
 	case d.OpTimeout <= 0:
@@ -209,7 +211,7 @@ func (c Config) validateAPI() error {
 		return fieldErr("api.socket_mode", err.Error())
 	}
 	if a.TCP != "" && !a.InsecureTCP && (a.TLSCert == "" || a.TLSKey == "") {
-		return fieldErr("api.tls_cert", "a tcp listener needs tls_cert and tls_key (or insecure_tcp for tests)")
+		return fieldErr("api.tls_cert", "a tcp listener needs tls_cert and tls_key (or insecure_tcp for tests)", "api.tcp")
 	}
 	if a.MaxBody < 1024 {
 		return fieldErr("api.max_body", "must be at least 1024 bytes")
@@ -248,10 +250,14 @@ func (c Config) validateHosts() error {
 			return fieldErr(key+".name", "must not be empty")
 		case seen[h.Name]:
 			return fieldErr(key+".name", fmt.Sprintf("%q used twice", h.Name))
-		case h.CPU < 0 || h.Memory < 0:
-			return fieldErr(key, "cpu and memory must not be negative")
-		case c.Driver.Name == "fake" && (h.CPU == 0 || h.Memory == 0):
-			return fieldErr(key, "the fake driver needs cpu and memory for every host")
+		case h.CPU < 0:
+			return fieldErr(key+".cpu", "must not be negative")
+		case h.Memory < 0:
+			return fieldErr(key+".memory", "must not be negative")
+		case c.Driver.Name == "fake" && h.CPU == 0:
+			return fieldErr(key+".cpu", "the fake driver needs cpu and memory for every host")
+		case c.Driver.Name == "fake" && h.Memory == 0:
+			return fieldErr(key+".memory", "the fake driver needs cpu and memory for every host")
 		}
 		if h.MAC != "" {
 			if _, err := net.ParseMAC(h.MAC); err != nil {
@@ -261,7 +267,7 @@ func (c Config) validateHosts() error {
 		seen[h.Name] = true
 	}
 	if c.Driver.Name == "fake" && len(c.Hosts) == 0 {
-		return fieldErr("hosts", "the fake driver needs at least one host")
+		return fieldErr("hosts", "the fake driver needs at least one host", "driver.name")
 	}
 	return nil
 }
@@ -303,6 +309,27 @@ func (c Config) validateRest() error {
 			return fieldErr(key+".op", fmt.Sprintf("%q is not an operation", f.Op))
 		}
 	}
+	if err := c.validatePower(); err != nil {
+		return err
+	}
+	p := cronParser
+	if c.Jobs.Snapshot != "" && c.Jobs.SnapshotKeep < 1 {
+		return fieldErr("jobs.snapshot_keep", fmt.Sprintf("%d: keep at least 1 snapshot (or turn snapshots off with jobs.snapshot: \"\")", c.Jobs.SnapshotKeep))
+	}
+	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction, "jobs.snapshot": c.Jobs.Snapshot} {
+		if spec == "" {
+			continue
+		}
+		if _, err := p.Parse(spec); err != nil {
+			return fieldErr(key, fmt.Sprintf("%q is not a cron schedule: %v", spec, err))
+		}
+	}
+	return nil
+}
+
+// validatePower checks the power section, and that an energy policy that
+// switches hosts has a power driver to do it with.
+func (c Config) validatePower() error {
 	for i, f := range c.Power.Faults {
 		key := fmt.Sprintf("power.faults[%d]", i)
 		switch {
@@ -324,7 +351,10 @@ func (c Config) validateRest() error {
 		}
 	case "command":
 		if c.Power.On == "" || c.Power.Off == "" {
-			return fieldErr("power.on", "the command power driver needs on and off commands")
+			return fieldErr("power.on", "the command power driver needs on and off commands", "power.driver")
+		}
+		if err := c.validatePowerCommands(); err != nil {
+			return err
 		}
 	default:
 		return fieldErr("power.driver", fmt.Sprintf("%q: must be none, fake, command or opennebula", c.Power.Driver))
@@ -332,38 +362,60 @@ func (c Config) validateRest() error {
 	if p := c.Energy.Policy; p != "" && p != "always-on" && c.Power.Driver == "none" {
 		return fieldErr("energy.policy", fmt.Sprintf("%q switches hosts on and off: it needs power.driver fake, command or opennebula", p))
 	}
-	p := cronParser
-	if c.Jobs.Snapshot != "" && c.Jobs.SnapshotKeep < 1 {
-		return fieldErr("jobs.snapshot_keep", fmt.Sprintf("%d: keep at least 1 snapshot (or turn snapshots off with jobs.snapshot: \"\")", c.Jobs.SnapshotKeep))
-	}
-	for key, spec := range map[string]string{"jobs.accounting": c.Jobs.Accounting, "jobs.compaction": c.Jobs.Compaction, "jobs.snapshot": c.Jobs.Snapshot} {
-		if spec == "" {
-			continue
-		}
-		if _, err := p.Parse(spec); err != nil {
-			return fieldErr(key, fmt.Sprintf("%q is not a cron schedule: %v", spec, err))
-		}
-	}
 	return nil
 }
 
-// FieldError is a bad value of one key, found by validation.
+// validatePowerCommands builds the command power driver as borad does:
+// a template that does not parse, or names a field hosts do not have, is
+// refused by the loader (bora config check) rather than at start.
+func (c Config) validatePowerCommands() error {
+	hosts := map[string]power.HostInfo{}
+	for _, h := range c.Hosts {
+		hosts[h.Name] = h.PowerInfo()
+	}
+	p := c.Power
+	_, err := power.NewCommand(power.CommandConfig{On: p.On, Off: p.Off, Status: p.Status, Timeout: p.Timeout}, hosts, nil)
+	if err == nil {
+		return nil
+	}
+	field, msg, _ := strings.Cut(err.Error(), ": ") // NewCommand's errors start with the field
+	msg = strings.Replace(msg, " in type power.HostInfo", " (the fields are .Name, .Address, .MAC and .BMC)", 1)
+	switch field {
+	case "on", "off", "status", "timeout":
+		return fieldErr("power."+field, msg)
+	}
+	return fieldErr("power", err.Error())
+}
+
+// PowerInfo is what the power commands' templates know of the host.
+func (h HostSpec) PowerInfo() power.HostInfo {
+	return power.HostInfo{Name: h.Name, Address: h.Address, MAC: h.MAC, BMC: h.BMC}
+}
+
+// FieldError is a bad value of one key, found by validation. Near are
+// the keys that made Key needed, for a Key left out of the file (api.tcp
+// for a missing api.tls_cert): the refusal names the line of the first
+// of them written.
 type FieldError struct {
-	Key string
-	Msg string
+	Key  string
+	Msg  string
+	Near []string
 }
 
 func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
 
-func fieldErr(key, msg string) error { return &FieldError{Key: key, Msg: msg} }
+func fieldErr(key, msg string, near ...string) error {
+	return &FieldError{Key: key, Msg: msg, Near: near}
+}
 
-// asError turns a validation error into an Error naming the key.
-func asError(err error, file string) error {
+// asError turns a validation error into an Error naming the file, the
+// key and its line: the one place every refusal of a value gets its line.
+func (ls lines) asError(err error, file string) error {
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return &Error{File: file, Key: fe.Key, Err: errors.New(fe.Msg)}
+		return &Error{File: file, Line: ls.line(fe.Key, fe.Near...), Key: fe.Key, Err: errors.New(fe.Msg)}
 	}
-	return &Error{File: file, Key: "(validation)", Err: err}
+	return &Error{File: file, Line: 1, Key: "(validation)", Err: err}
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

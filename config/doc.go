@@ -28,14 +28,17 @@
 // function that `bora simulate --set key=value` uses, then run Validate
 // over every section.
 //
-// Reading is strict: an unknown key, a list or a mapping where a single
-// value belongs, or a value that does not parse is an *Error naming the
-// file, the line and the dotted key (an unknown key wraps ErrUnknownKey).
+// Reading is strict: an unknown key, a key written twice in the same
+// mapping (ErrDuplicateKey), a list or a mapping where a single value
+// belongs, or a value that does not parse is an *Error naming the file,
+// the line and the dotted key (an unknown key wraps ErrUnknownKey).
 // Values that parse but are out of range (an unknown backfilling mode, a
 // negative rate, zero hosts) are found by Validate after the whole
-// document is read, and reported with the key but without a line
-// ("(validation)"). On any error Load and Parse return the zero Config:
-// nothing of a bad file is used.
+// document is read, as a *FieldError naming the key; the loader keeps
+// the line of every key path while reading and turns it into an *Error
+// with that line (for a key left out, the line of the key that made it
+// needed, or of its section). On any error Load and Parse return the zero
+// Config: nothing of a bad file is used.
 //
 // CPU values are written in cores and stored in hundredths of a core
 // (Haizea's unit); memory is in MB.

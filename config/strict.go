@@ -97,6 +97,10 @@ func checkKeys(n *yaml.Node, t reflect.Type, path, file string) error {
 				return &Error{File: file, Line: n.Line, Key: path,
 					Err: fmt.Errorf("%q is not a duration (e.g. 90s, 5m, 1h30m)", n.Value)}
 			}
+			return nil
+		}
+		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			return &Error{File: file, Line: n.Line, Key: path, Err: fmt.Errorf("%q is not %s", n.Value, kindName(t))}
 		}
 	}
 	return nil
@@ -146,4 +150,30 @@ func join(prefix, key string) string {
 func cleanYAML(err error) error {
 	msg := strings.TrimSpace(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:"))
 	return errors.New(strings.ReplaceAll(msg, "\n ", ";"))
+}
+
+// syntaxError splits yaml.v3's syntax error ("yaml: line 3: mapping
+// values are not allowed in this context") into its line and the rest.
+func syntaxError(err error) (int, error) {
+	var line int
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr != nil {
+		return 1, errors.New(msg)
+	}
+	_, rest, _ := strings.Cut(msg, ": ")
+	return line, errors.New(rest)
+}
+
+// kindName says what a scalar of type t must be, for errors.
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a " + t.String()
 }

@@ -225,7 +225,9 @@ func (d *Daemon) view(l *scheduler.Lease, full bool) api.Lease {
 		}
 		v.Plan = append(v.Plan, ph)
 	}
-	if v.DriverIDs = d.driverIDs(l.ID); len(v.DriverIDs) == 0 {
+	// A lease that never started has no VMs: no names to show (a
+	// rejected lease of 20 VMs listed 20 of them).
+	if v.DriverIDs = d.driverIDs(l.ID); len(v.DriverIDs) == 0 && l.Started() {
 		for i := 0; i < l.Req.VMs; i++ {
 			v.DriverIDs = append(v.DriverIDs, drivers.VM{Lease: l.ID, Index: i}.Name())
 		}

@@ -194,7 +194,7 @@ func buildPowerDriver(d *Daemon, boot, shutdown time.Duration) (drivers.PowerDri
 func hostInfo(c config.Config, name string) power.HostInfo {
 	for _, h := range c.Hosts {
 		if h.Name == name {
-			return power.HostInfo{Name: name, Address: h.Address, MAC: h.MAC, BMC: h.BMC}
+			return h.PowerInfo()
 		}
 	}
 	return power.HostInfo{Name: name}

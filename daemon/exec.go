@@ -79,8 +79,15 @@ func (e *executor) enact(acts []scheduler.Action) {
 		for i, v := range o.vms {
 			names[i] = v.Host
 		}
-		e.d.log.WithField("lease_id", a.Lease).WithField("at", a.At.Format(time.DateTime)).
-			WithField("hosts", strings.Join(names, ",")).Info(string(a.Op))
+		log := e.d.log.WithField("lease_id", a.Lease).WithField("at", a.At.Format(time.DateTime)).
+			WithField("hosts", strings.Join(names, ","))
+		msg := string(a.Op)
+		if l := e.d.sched.Lease(a.Lease); a.Op == scheduler.ActDone && l != nil {
+			// The lease is over, not necessarily done: say how it ended
+			// (a restart cleaning up after a cancelled lease said "done").
+			log, msg = log.WithField("state", string(l.State)), "lease over ("+string(l.State)+"): cleaning up its VMs"
+		}
+		log.Info(msg)
 		e.push(o)
 	}
 }

@@ -127,8 +127,8 @@ func (d *Daemon) loadHosts(ctx context.Context, saved *store.State) error {
 		if id, ok := d.names[f.Name]; ok {
 			h := d.hosts[id]
 			if h.CPU != cpu || h.Memory != memory {
-				d.log.WithField("host", f.Name).Warnf("capacity changed from %d/%d to %d/%d; keeping the stored one until its reservations are over",
-					h.CPU, h.Memory, cpu, memory)
+				d.log.WithField("host", f.Name).Warnf("capacity changed from %s and %d MB to %s and %d MB; keeping the stored one until its reservations are over",
+					scheduler.Cores(h.CPU), h.Memory, scheduler.Cores(cpu), memory)
 			}
 			h.Retired, h.Up = false, f.Up
 			continue

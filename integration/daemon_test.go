@@ -2,44 +2,18 @@ package integration
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-var (
-	boradOnce sync.Once
-	boradPath string
-	boradErr  error
-)
-
 // borad builds the real daemon once per test binary.
-func borad(t *testing.T) string {
-	t.Helper()
-	boradOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "borad-bin")
-		if err != nil {
-			boradErr = err
-			return
-		}
-		boradPath = filepath.Join(dir, "borad")
-		out, err := exec.Command("go", "build", "-o", boradPath, "github.com/bora-sched/bora/cmd/borad").CombinedOutput()
-		if err != nil {
-			boradErr = errors.New(string(out))
-		}
-	})
-	if boradErr != nil {
-		t.Fatalf("building borad: %v", boradErr)
-	}
-	return boradPath
-}
+func borad(t *testing.T) string { return binary(t, "borad") }
 
 // cluster is a borad with the fake driver in a temporary directory.
 type cluster struct {

@@ -10,30 +10,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 )
 
 // bora builds the real CLI once per test binary.
-func bora(t *testing.T) string {
-	t.Helper()
-	boraOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "bora-bin")
-		if err != nil {
-			boraErr = err
-			return
-		}
-		boraPath = filepath.Join(dir, "bora")
-		out, err := exec.Command("go", "build", "-o", boraPath, "github.com/bora-sched/bora/cmd/bora").CombinedOutput()
-		if err != nil {
-			boraErr = errors.New(string(out))
-		}
-	})
-	if boraErr != nil {
-		t.Fatalf("building bora: %v", boraErr)
-	}
-	return boraPath
-}
+func bora(t *testing.T) string { return binary(t, "bora") }
 
 func repo(parts ...string) string {
 	_, file, _, _ := runtime.Caller(0)
@@ -181,9 +162,3 @@ func TestSimulateBadInput(t *testing.T) {
 		})
 	}
 }
-
-var (
-	boraOnce sync.Once
-	boraPath string
-	boraErr  error
-)

@@ -161,7 +161,7 @@ func (c *Config) Set(key, value string) error {
 		return fmt.Errorf("%w %q (known: %s)", ErrUnknownSetting, key, strings.Join(keys, ", "))
 	}
 	if err := f(c, value); err != nil {
-		return fmt.Errorf("setting %s: %w", key, err)
+		return fmt.Errorf("%s: %w", key, err)
 	}
 	return nil
 }

@@ -45,10 +45,16 @@ func (o Overheads) Validate() error {
 		return fieldErr("overheads.resume_rate", "must be positive, got %g", o.ResumeRate)
 	case o.Bandwidth <= 0:
 		return fieldErr("overheads.bandwidth", "must be positive, got %g", o.Bandwidth)
-	case o.Pause < 0 || o.Delta < 0 || o.Stop < 0 || o.Shutdown < 0 || o.Enactment < 0:
-		return fieldErr("overheads", "times must not be negative")
-	case o.SuspendOverride < 0 || o.ResumeOverride < 0:
-		return fieldErr("overheads", "override times must not be negative")
+	}
+	times := []struct {
+		key string
+		d   time.Duration
+	}{{"pause", o.Pause}, {"delta", o.Delta}, {"stop", o.Stop}, {"shutdown", o.Shutdown}, {"enactment", o.Enactment},
+		{"override_suspend_time", o.SuspendOverride}, {"override_resume_time", o.ResumeOverride}}
+	for _, t := range times {
+		if t.d < 0 {
+			return fieldErr("overheads."+t.key, "must not be negative, got %s", t.d)
+		}
 	}
 	return nil
 }

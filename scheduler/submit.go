@@ -36,7 +36,7 @@ func (s *Scheduler) Submit(now time.Time, req Request) (*Lease, []Action) {
 	}
 	l.Remaining = req.Duration
 	if !s.everFits(l) {
-		s.reject(l, now, ReasonTooLarge, fmt.Sprintf("%d VMs of %d cpu / %d MB never fit on this cluster", req.VMs, req.CPU, req.Memory))
+		s.reject(l, now, ReasonTooLarge, fmt.Sprintf("%d VMs of %s and %d MB each never fit on this cluster", req.VMs, Cores(req.CPU), req.Memory))
 		return l, s.flush()
 	}
 	if req.Kind == BestEffort {

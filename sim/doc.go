@@ -46,6 +46,15 @@
 // The scheduler's Record hook gives every reservation as it was really
 // used; those intervals become the Gantt chart and the utilisation.
 //
+// # Stopping and progress
+//
+// RunContext checks its context after every event of the loop and
+// returns an error wrapping ErrStopped (and the context's cause) that
+// says how far the run got; Config.Progress, when set, is called after
+// every event with the simulated time reached and a way to count the
+// leases done. Neither decides anything: a run that is not stopped
+// reports exactly what Run does.
+//
 // Debug, when set, prints progress lines to standard output (a
 // development aid; leave it off in library use).
 package sim

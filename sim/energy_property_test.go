@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -113,7 +114,7 @@ func (c energyCase) run(policy string, consolidate bool) (out energyOutcome, err
 	if err != nil {
 		return out, err
 	}
-	if err := e.loop(c.reqs); err != nil {
+	if err := e.loop(context.Background(), c.reqs); err != nil {
 		return out, err
 	}
 	if err := e.s.Check(); err != nil {

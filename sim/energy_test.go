@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -51,7 +52,7 @@ func simulateEnergyCfg(t *testing.T, cfg Config, reqs ...*leaseBuilder) energyRu
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.loop(rs); err != nil {
+	if err := e.loop(context.Background(), rs); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.s.Check(); err != nil {

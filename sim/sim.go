@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -45,12 +46,24 @@ type Config struct {
 	// Energy is the energy management of the run (energy.go); the zero
 	// value models none.
 	Energy EnergyConfig
+	// Progress, when set, is called after every event of the loop with
+	// how far the run has got (progress.go); it must not keep the value.
+	// It only observes: the run's decisions do not depend on it.
+	Progress func(Progress)
 }
 
 // Run simulates the requests (sorted by arrival) and reports what happened.
 // It fails when the configuration is invalid; the requests themselves are
 // decided by the scheduler (an invalid one is rejected with its reason).
 func Run(cfg Config, reqs []scheduler.Request) (*report.Report, error) {
+	return RunContext(context.Background(), cfg, reqs)
+}
+
+// RunContext is Run, stopping when ctx is done: it checks ctx after every
+// event of the loop (a check that decides nothing, so a run that is not
+// stopped reports exactly what Run does) and returns an error wrapping
+// ErrStopped and ctx's cause that says how far the run got.
+func RunContext(ctx context.Context, cfg Config, reqs []scheduler.Request) (*report.Report, error) {
 	started := time.Now()
 	if err := cfg.Cluster.Validate(); err != nil {
 		return nil, err
@@ -64,7 +77,7 @@ func Run(cfg Config, reqs []scheduler.Request) (*report.Report, error) {
 	}
 	sorted := append([]scheduler.Request(nil), reqs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
-	if err := e.loop(sorted); err != nil {
+	if err := e.loop(ctx, sorted); err != nil {
 		return nil, err
 	}
 	if cfg.Scheduler.CheckInvariants {
@@ -123,13 +136,22 @@ func newEngine(cfg Config) (*engine, error) {
 }
 
 // loop runs until every arrival is in and nothing is left to happen.
-func (e *engine) loop(reqs []scheduler.Request) error {
+// It returns early, with ErrStopped, when ctx is done.
+func (e *engine) loop(ctx context.Context, reqs []scheduler.Request) error {
 	next := 0
+	reached := Epoch // the last event's time
 	for {
+		if e.cfg.Progress != nil && e.events > 0 {
+			e.cfg.Progress(e.progress(reached, len(reqs)))
+		}
+		if ctx.Err() != nil {
+			return e.stopped(e.progress(reached, len(reqs)), context.Cause(ctx))
+		}
 		t, ok := e.nextTime(reqs, next)
 		if !ok {
 			return nil
 		}
+		reached = t
 		e.events++
 		if Debug && e.events%200 == 0 {
 			fmt.Printf("t=%.0fh queue=%d replans=%d next=%d\n", t.Sub(Epoch).Hours(), e.s.QueueLen(), e.s.Stats().Replans, next)

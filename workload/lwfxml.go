@@ -221,8 +221,8 @@ func lwfLeaseNodes(file string, l *xnode, req *scheduler.Request, opt Options) e
 	for i, s := range sets {
 		if s.CPU != req.CPU || s.Memory != req.Memory {
 			return nodes.children[i].pos(file, "").errorf(ErrUnsupported,
-				"node-sets of different capacities in one lease (%d/%d MB vs %d/%d MB); a lease's VMs must be alike",
-				s.CPU, s.Memory, req.CPU, req.Memory)
+				"node-sets of different capacities in one lease (%s and %d MB vs %s and %d MB); a lease's VMs must be alike",
+				scheduler.Cores(s.CPU), s.Memory, scheduler.Cores(req.CPU), req.Memory)
 		}
 		req.VMs += s.Hosts
 	}

@@ -151,7 +151,7 @@ func TestReadLWFXMLErrors(t *testing.T) {
 			line: 3, field: "lease-workload/lease-requests/lease-request/lease/nodes/node-set@numnodes", sentinel: ErrBadValue, msg: "out of range"},
 		{name: "different node-sets", input: lwfDoc(`<lease-request arrival="0"><lease><nodes><node-set numnodes="1"/>` +
 			`<node-set numnodes="1"><res type="CPU" amount="50"/></node-set></nodes>` + body + `</lease></lease-request>`),
-			line: 3, field: "lease-workload/lease-requests/lease-request/lease/nodes/node-set[2]", sentinel: ErrUnsupported, msg: "different capacities"},
+			line: 3, field: "lease-workload/lease-requests/lease-request/lease/nodes/node-set[2]", sentinel: ErrUnsupported, msg: "different capacities in one lease (0.5 cores and 1024 MB vs 1 core and 1024 MB)"},
 		{name: "AR before arrival", input: lwfDoc(lwfReq("01:00:00", "", `<start><exact time="00:10:00"/></start><duration time="60"/>`)),
 			line: 3, field: "lease-workload/lease-requests/lease-request/lease.start", sentinel: ErrInvalidRequest, msg: "at or after its arrival"},
 		{name: "absolute time before the epoch", input: lwfDoc(lwfReq("0", "", `<start><exact time="1969-12-31 23:00:00"/></start><duration time="60"/>`)),

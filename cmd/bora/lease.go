@@ -59,8 +59,12 @@ func newLeaseCreateCmd(c *cli) *cobra.Command {
 		Long: `Ask for a lease: from FILE (JSON or YAML with the keys of the API's lease
 request; "-" reads stdin), from flags, or both (flags override the file).
 
-A lease the daemon rejects (admission control, no room before its deadline)
-is printed with the reason and the command exits with code 3.`,
+A lease the daemon rejects (too large for the cluster, no room before its
+deadline, a start that has passed) is printed with the reason and the
+command exits with code 3.
+
+A local lease (the default origin) is always non-preemptable; an external
+lease is suspendable unless --class says otherwise.`,
 		Example: `  bora lease create --vms 4 --cpu 2 --memory 4096 --image debian --duration 2h
   bora lease create --vms 1 --duration 30m --start "2030-01-02 09:00" --class non-preemptable
   bora lease create --vms 8 --duration 90m --deadline +6h
@@ -84,7 +88,7 @@ is printed with the reason and the command exits with code 3.`,
 	fl.StringVar(&r.Start, "start", "", "best-effort (default), now, a time (\"2030-01-02 09:00\" local, or RFC 3339) or +DURATION: an advance reservation")
 	fl.StringVar(&r.NotBefore, "not-before", "", "earliest start of a best-effort or deadline lease (time or +DURATION)")
 	fl.StringVar(&r.Deadline, "deadline", "", "latest end (time or +DURATION): makes a deadline lease")
-	fl.StringVar(&r.Class, "class", "", "cancellable, suspendable (default), migratable or non-preemptable")
+	fl.StringVar(&r.Class, "class", "", "local leases: non-preemptable (the default and only class); external: cancellable, suspendable (default), migratable or non-preemptable")
 	fl.StringVar(&r.Origin, "origin", "", "local (default) or external (needs an external or admin token)")
 	fl.StringVar(&r.RealDuration, "real-duration", "", "emulation: how long the VMs really run before ending by themselves")
 	return cmd
@@ -289,7 +293,9 @@ func (c *cli) showLease(w io.Writer, l api.Lease) error {
 		kv("Deadline", c.when(l.Deadline)+missed)
 	}
 	kv("Duration", human(seconds(l.DurationS)))
-	kv("Remaining", human(seconds(l.RemainingS)))
+	if everRan(l) {
+		kv("Remaining", human(seconds(l.RemainingS)))
+	}
 	kv("Hosts", list(unique(l.Hosts), 8))
 	kv("Preemptions", l.Preemptions)
 	kv("Migrations", l.Migrations)
@@ -324,6 +330,21 @@ func (c *cli) showLease(w io.Writer, l api.Lease) error {
 		return tw.Flush()
 	}
 	return nil
+}
+
+// everRan says whether a lease's VMs ever started (its history has them
+// preparing or running): Remaining means nothing for one that never did.
+// A lease shown without its history counts as having run.
+func everRan(l api.Lease) bool {
+	if len(l.History) == 0 {
+		return true
+	}
+	for _, e := range l.History {
+		if e.State == "preparing" || e.State == "running" {
+			return true
+		}
+	}
+	return false
 }
 
 func parens(s string) string {

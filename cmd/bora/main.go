@@ -34,6 +34,8 @@ import (
 //	7 exitDamaged     store check, store restore: the store (or the
 //	                  snapshot) is damaged or not a bora store
 //	8 exitBusy        store restore, store check: borad holds the store
+//	130, 143          stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the
+//	                  signal's number (bora simulate says how far it got)
 const (
 	exitOK          = 0
 	exitFailure     = 1
@@ -55,10 +57,36 @@ func (e usageError) Unwrap() error { return e.err }
 func usage(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
+}
+
+// signalError is the cause of the command's context when SIGINT (Ctrl-C)
+// or SIGTERM came: a command stopped by it exits 128 + the signal's
+// number, as a shell reports it (130 for Ctrl-C, 143 for SIGTERM).
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return "stopped by " + e.sig.String() }
+
+// signalContext is cancelled, with a signalError as its cause, by the
+// first SIGINT or SIGTERM; a second one kills the command as usual.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		signal.Stop(sigs)
+		if sig, isSys := s.(syscall.Signal); isSys {
+			cancel(signalError{sig})
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); close(sigs); cancel(nil) }
 }
 
 // run runs the command line args and returns the exit code; main and the
@@ -98,9 +126,12 @@ func exitCode(err error) int {
 	var u usageError
 	var r rejectedError
 	var ae *api.APIError
+	var sig signalError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &sig):
+		return 128 + int(sig.sig)
 	case errors.As(err, &r):
 		return exitRejected
 	case errors.As(err, &u):

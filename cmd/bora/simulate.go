@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -91,7 +94,14 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	reports, err := runAll(runs, reqs)
+	if isTerminal(cmd.ErrOrStderr()) {
+		p := newProgressLine(cmd.ErrOrStderr(), len(runs), time.Now)
+		for i := range runs {
+			runs[i].Progress = p.hook(i)
+		}
+		defer p.clear()
+	}
+	reports, err := runAll(cmd.Context(), runs, reqs)
 	if err != nil {
 		return err
 	}
@@ -261,8 +271,10 @@ func splitList(v, def string) []string {
 	return out
 }
 
-// runAll runs the simulations in parallel, keeping their order.
-func runAll(runs []sim.Config, reqs []scheduler.Request) ([]*report.Report, error) {
+// runAll runs the simulations in parallel, keeping their order. When ctx
+// is done (Ctrl-C, SIGTERM) every run stops within a second and the error
+// says how far each got.
+func runAll(ctx context.Context, runs []sim.Config, reqs []scheduler.Request) ([]*report.Report, error) {
 	reports := make([]*report.Report, len(runs))
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
@@ -270,16 +282,17 @@ func runAll(runs []sim.Config, reqs []scheduler.Request) ([]*report.Report, erro
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			reports[i], errs[i] = sim.Run(runs[i], reqs)
+			reports[i], errs[i] = sim.RunContext(ctx, runs[i], reqs)
 		}(i)
 	}
 	wg.Wait()
+	var failed []error
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", runs[i].Name, err)
+			failed = append(failed, fmt.Errorf("run %s: %w", runs[i].Name, err))
 		}
 	}
-	return reports, nil
+	return reports, errors.Join(failed...)
 }
 
 func writeReports(w io.Writer, output string, reports []*report.Report) error {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -28,16 +29,11 @@ type flags struct {
 }
 
 func main() {
-	var f flags
-	fs := flag.NewFlagSet("borad", flag.ContinueOnError)
-	fs.StringVar(&f.config, "config", "/etc/bora/bora.yaml", "configuration file")
-	fs.StringVar(&f.store, "store", "", "state store file (overrides daemon.store)")
-	fs.StringVar(&f.socket, "socket", "", "API unix socket (overrides api.socket)")
-	fs.StringVar(&f.clock, "clock", "", "real, scaled or simulated (overrides daemon.clock)")
-	fs.Float64Var(&f.speed, "speed", 0, "scaled clock: simulated seconds per real second (implies --clock scaled)")
-	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error (overrides daemon.log_level)")
-	fs.StringVar(&f.logFormat, "log-format", "", "text or json (overrides daemon.log_format)")
-	if err := fs.Parse(os.Args[1:]); err != nil {
+	f, err := parseFlags(os.Args[1:], os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
 		os.Exit(2)
 	}
 	cfg, err := load(f)
@@ -49,6 +45,39 @@ func main() {
 		fmt.Fprintln(os.Stderr, "borad:", err)
 		os.Exit(1)
 	}
+}
+
+// parseFlags reads the command line. -h or --help prints the usage on
+// stdout and returns flag.ErrHelp (borad exits 0); a bad flag prints the
+// error and the usage on stderr (borad exits 2).
+func parseFlags(args []string, stdout, stderr io.Writer) (flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("borad", flag.ContinueOnError)
+	fs.StringVar(&f.config, "config", "/etc/bora/bora.yaml", "configuration file")
+	fs.StringVar(&f.store, "store", "", "state store file (overrides daemon.store)")
+	fs.StringVar(&f.socket, "socket", "", "API unix socket (overrides api.socket)")
+	fs.StringVar(&f.clock, "clock", "", "real, scaled or simulated (overrides daemon.clock)")
+	fs.Float64Var(&f.speed, "speed", 0, "scaled clock: simulated seconds per real second (implies --clock scaled)")
+	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error (overrides daemon.log_level)")
+	fs.StringVar(&f.logFormat, "log-format", "", "text or json (overrides daemon.log_format)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: borad [--config FILE] [flags]\n\n"+
+			"bora's daemon. SIGTERM or SIGINT stop it gracefully; SIGHUP reloads the config file.\n"+
+			"Check a config file first with: bora config check FILE\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+	case err != nil:
+		fs.SetOutput(stderr)
+		fmt.Fprintln(stderr, "borad:", err)
+		fs.Usage()
+	}
+	return f, err
 }
 
 // load reads the config file and applies the flags.
@@ -76,7 +105,7 @@ func load(f flags) (config.Config, error) {
 		cfg.Daemon.LogFormat = f.logFormat
 	}
 	if err := cfg.ValidateDaemon(); err != nil {
-		return cfg, fmt.Errorf("%s: %w", f.config, err)
+		return cfg, fmt.Errorf("%s with the command-line flags: %w", f.config, err)
 	}
 	return cfg, nil
 }

@@ -34,8 +34,21 @@ func ParsePolicy(s string) (Policy, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%w %q (valid: %s)", ErrUnknownPolicy, s, validPolicies())
+	return "", unknownPolicyError(s)
 }
+
+// unknownPolicyError is ParsePolicy's error: it reads as the user's
+// mistake, without the package's name ("unknown policy "FOO" (want NOP,
+// MOV, MLIP or MOML)"), and matches ErrUnknownPolicy.
+type unknownPolicyError string
+
+func (e unknownPolicyError) Error() string {
+	names := validPolicies()
+	i := strings.LastIndex(names, ", ")
+	return fmt.Sprintf("unknown policy %q (want %s or %s)", string(e), names[:i], names[i+2:])
+}
+
+func (e unknownPolicyError) Unwrap() error { return ErrUnknownPolicy }
 
 func validPolicies() string {
 	names := make([]string, len(policies))
