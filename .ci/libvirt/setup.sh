@@ -108,8 +108,9 @@ fi
 
 # --- instance B ----------------------------------------------------------------
 B=$STATE/b
-if [ ! -d "$B/etc" ]; then
+if [ ! -f "$B/.copied" ]; then
 	log "making B's private copies in $B"
+	rm -rf "$B"
 	mkdir -p "$B"
 	# A, just started, may be writing its files (nwfilter's *.xml.new
 	# renamed as they are written): copy again until a copy is whole.
@@ -129,6 +130,7 @@ if [ ! -d "$B/etc" ]; then
 	# A's domain definitions are not B's.
 	rm -f "$B/etc/qemu/"*.xml "$B/etc/qemu/autostart/"*.xml
 	rm -rf "$B/lib/qemu/save/"* "$B/lib/qemu/snapshot/"* "$B/lib/qemu/checkpoint/"*
+	touch "$B/.copied" # a copy cut short is made again next time
 fi
 configure "$B/etc" 16510 $UUID_B 49200 49215
 if ! alive "$PIDS/b-libvirtd.pid"; then
