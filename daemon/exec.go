@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,8 +30,10 @@ type executor struct {
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	queues map[scheduler.LeaseID][]op
-	wg     sync.WaitGroup
-	limits opLimits // guarded by mu: a reload changes them
+	// flights is the operation in progress of each busy lease (oplate.go).
+	flights map[scheduler.LeaseID]*flight
+	wg      sync.WaitGroup
+	limits  opLimits // guarded by mu: a reload changes them
 }
 
 // opLimits bound driver operations.
@@ -56,7 +59,8 @@ func newExecutor(d *Daemon) *executor {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := d.cfg.Daemon
 	return &executor{d: d, ctx: ctx, cancel: cancel, queues: map[scheduler.LeaseID][]op{},
-		limits: opLimits{timeout: c.OpTimeout, retries: c.OpRetries, grace: c.ShutdownGrace}}
+		flights: map[scheduler.LeaseID]*flight{},
+		limits:  opLimits{timeout: c.OpTimeout, retries: c.OpRetries, grace: c.ShutdownGrace}}
 }
 
 // runTimer is implemented by drivers that emulate VMs ending by
@@ -111,7 +115,9 @@ func (e *executor) worker(id scheduler.LeaseID) {
 		}
 		o := q[0]
 		e.mu.Unlock()
+		e.takeOff(o)
 		err := e.do(o)
+		e.land(o.lease)
 		e.mu.Lock()
 		e.queues[id] = e.queues[id][1:]
 		e.mu.Unlock()
@@ -128,6 +134,10 @@ func (e *executor) do(o op) error {
 	if err := e.awaitBoots(o, lim); err != nil {
 		return err
 	}
+	if err := e.awaitLate(o, lim); err != nil {
+		return err
+	}
+	e.began(o.lease, e.d.clk.Now())
 	var err error
 	for attempt := 0; attempt <= lim.retries; attempt++ {
 		if attempt > 0 {
@@ -226,6 +236,16 @@ func (e *executor) busy() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.queues)
+}
+
+// sharesHost reports whether one of vms is on one of hosts.
+func sharesHost(hosts []string, vms []drivers.VM) bool {
+	for _, v := range vms {
+		if slices.Contains(hosts, v.Host) {
+			return true
+		}
+	}
+	return false
 }
 
 // opFor builds the operation for an action (in the loop).
