@@ -45,6 +45,12 @@ func start(t *testing.T, c config.Config) *running {
 	t.Helper()
 	lg := logrus.New()
 	lg.SetOutput(io.Discard)
+	return startLogged(t, c, lg)
+}
+
+// startLogged is start with the daemon logging to lg.
+func startLogged(t *testing.T, c config.Config, lg *logrus.Logger) *running {
+	t.Helper()
 	d, err := New(context.Background(), Options{Config: c, Log: lg, SimQuiet: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,17 @@ package daemon
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/scheduler"
 )
 
 // TestLateSuspensionAfterRestart: host h0 of 2 cores and 2048 MB; lease E
@@ -117,5 +122,48 @@ func sleepUntil(t *testing.T, d *running, at time.Time) {
 			t.Fatalf("the clock never reached %s", at)
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestAwaitLate: a start on h0 waits while another lease's late
+// suspension is on h0, and goes on once it is over; a late suspension on
+// h1 only, a suspension on h0 that is not late, and a late start on h0
+// hold nothing; a wait longer than the operation timeout fails.
+func TestAwaitLate(t *testing.T) {
+	lg := logrus.New()
+	lg.SetOutput(io.Discard)
+	e := &executor{d: &Daemon{log: logrus.NewEntry(lg)}, ctx: context.Background(), flights: map[scheduler.LeaseID]*flight{}}
+	lim := opLimits{timeout: time.Minute}
+	fly := func(id scheduler.LeaseID, k scheduler.ActionOp, host string, late bool) {
+		e.takeOff(op{kind: k, lease: id, vms: []drivers.VM{{Lease: id, Host: host}}})
+		if late {
+			e.markLate(id, time.Minute)
+		}
+	}
+	fly(2, scheduler.ActSuspend, "h1", true)
+	fly(3, scheduler.ActSuspend, "h0", false)
+	fly(4, scheduler.ActStart, "h0", true)
+	start := op{kind: scheduler.ActStart, lease: 1, vms: []drivers.VM{{Lease: 1, Host: "h0"}}}
+	if err := e.awaitLate(start, lim); err != nil {
+		t.Fatalf("nothing late leaves h0: %v", err)
+	}
+	fly(5, scheduler.ActShutdown, "h0", true)
+	done := make(chan error, 1)
+	go func() { done <- e.awaitLate(start, lim) }()
+	select {
+	case err := <-done:
+		t.Fatalf("returned while lease 5's late shutdown is on h0: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	e.land(5)
+	if err := <-done; err != nil {
+		t.Fatalf("after the shutdown: %v", err)
+	}
+	if err := e.awaitLate(op{kind: scheduler.ActSuspend, lease: 1, vms: start.vms}, lim); err != nil {
+		t.Fatalf("a suspension never waits: %v", err)
+	}
+	fly(6, scheduler.ActStop, "h0", true)
+	if err := e.awaitLate(start, opLimits{timeout: 10 * time.Millisecond}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("after the timeout: %v", err)
 	}
 }
