@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -69,7 +70,7 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	if len(leases) == 0 {
 		d.sched, err = scheduler.New(cfg, d.table, Epoch, d.log)
 	} else {
-		d.sched, err = scheduler.Restore(cfg, d.table, Epoch, st, leases, d.log)
+		d.sched, err = d.restoreScheduler(cfg, st, leases)
 	}
 	if err != nil {
 		return fmt.Errorf("restoring the scheduler from the store: %w", err)
@@ -85,6 +86,36 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	d.log.WithField("leases", len(leases)).WithField("live", len(d.written)).
 		WithField("hosts", len(d.hosts)).Info("state restored")
 	return nil
+}
+
+// errStrictRestore explains how to recover when a strict restore refuses a
+// stored state that would put a host over capacity.
+var errStrictRestore = errors.New("the stored plan would put a host over capacity; to start anyway, run borad " +
+	"without --strict-restore (and with daemon.strict_restore false): it keeps what fits, plans the leases in the way " +
+	"again and logs each one")
+
+// restoreScheduler rebuilds the scheduler from the stored leases. A state
+// that would put a host over capacity is planned again where it must
+// (scheduler.RestoreReplanning), each lease changed logged at warning
+// level, unless daemon.strict_restore refuses it.
+func (d *Daemon) restoreScheduler(cfg scheduler.Config, st scheduler.SavedState, leases []scheduler.SavedLease) (*scheduler.Scheduler, error) {
+	if d.cfg.Daemon.StrictRestore {
+		s, err := scheduler.Restore(cfg, d.table, Epoch, st, leases, d.log)
+		if errors.Is(err, slottable.ErrOverCapacity) {
+			return nil, fmt.Errorf("%w: %w", err, errStrictRestore)
+		}
+		return s, err
+	}
+	s, changes, err := scheduler.RestoreReplanning(cfg, d.table, Epoch, st, leases, d.log)
+	if err != nil {
+		return nil, err
+	}
+	d.table = s.Table()
+	for _, c := range changes {
+		d.log.WithField("lease_id", c.Lease).WithField("reason", string(c.Reason)).WithField("detail", c.Detail).
+			Warn("the stored plan of the lease overbooked a host: planned again")
+	}
+	return s, nil
 }
 
 // loadHosts merges the stored hosts (their IDs) with the driver's.
