@@ -76,6 +76,9 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 		return fmt.Errorf("restoring the scheduler from the store: %w", err)
 	}
 	now := d.clk.Now()
+	// Leases whose plan was to begin while the daemon was down start now
+	// (scheduler/late.go), before anything advances the scheduler.
+	d.logChanges(d.sched.CatchUp(now), "the lease's planned start passed while the daemon was down: it starts late")
 	for i, h := range d.hosts {
 		if !h.Enabled || h.Retired {
 			if _, err := d.sched.SetHostEnabled(now, slottable.HostID(i), false); err != nil {
@@ -111,11 +114,16 @@ func (d *Daemon) restoreScheduler(cfg scheduler.Config, st scheduler.SavedState,
 		return nil, err
 	}
 	d.table = s.Table()
-	for _, c := range changes {
-		d.log.WithField("lease_id", c.Lease).WithField("reason", string(c.Reason)).WithField("detail", c.Detail).
-			Warn("the stored plan of the lease overbooked a host: planned again")
-	}
+	d.logChanges(changes, "the stored plan of the lease overbooked a host: planned again")
 	return s, nil
+}
+
+// logChanges logs, at warning level, each lease the scheduler changed on
+// its own at a restart.
+func (d *Daemon) logChanges(changes []scheduler.Change, msg string) {
+	for _, c := range changes {
+		d.log.WithField("lease_id", c.Lease).WithField("reason", string(c.Reason)).WithField("detail", c.Detail).Warn(msg)
+	}
 }
 
 // loadHosts merges the stored hosts (their IDs) with the driver's.
