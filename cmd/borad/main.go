@@ -3,6 +3,7 @@
 //
 //	borad --config /etc/bora/bora.yaml [--store PATH] [--socket PATH]
 //	      [--clock real|scaled|simulated] [--speed N] [--log-level L]
+//	      [--strict-restore]
 //
 // SIGTERM or SIGINT stop it gracefully; SIGHUP reloads the config file
 // (a bad file leaves the running config untouched and says why).
@@ -25,6 +26,7 @@ import (
 type flags struct {
 	config, store, socket, clock, logLevel, logFormat string
 	speed                                             float64
+	strictRestore                                     bool
 }
 
 func main() {
@@ -37,6 +39,8 @@ func main() {
 	fs.Float64Var(&f.speed, "speed", 0, "scaled clock: simulated seconds per real second (implies --clock scaled)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error (overrides daemon.log_level)")
 	fs.StringVar(&f.logFormat, "log-format", "", "text or json (overrides daemon.log_format)")
+	fs.BoolVar(&f.strictRestore, "strict-restore", false,
+		"refuse to start on a stored plan that would put a host over capacity, instead of planning the leases in the way again (sets daemon.strict_restore)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
@@ -74,6 +78,9 @@ func load(f flags) (config.Config, error) {
 	}
 	if f.logFormat != "" {
 		cfg.Daemon.LogFormat = f.logFormat
+	}
+	if f.strictRestore {
+		cfg.Daemon.StrictRestore = true
 	}
 	if err := cfg.ValidateDaemon(); err != nil {
 		return cfg, fmt.Errorf("%s: %w", f.config, err)
