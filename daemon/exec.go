@@ -98,6 +98,7 @@ func (e *executor) push(o op) {
 	q, busy := e.queues[o.lease]
 	e.queues[o.lease] = append(q, o)
 	if !busy {
+		e.takeOffLocked(o) // before the next pass can look (oplate.go)
 		e.wg.Add(1)
 		go e.worker(o.lease)
 	}
@@ -109,16 +110,17 @@ func (e *executor) worker(id scheduler.LeaseID) {
 		e.mu.Lock()
 		q := e.queues[id]
 		if len(q) == 0 || e.ctx.Err() != nil {
+			e.landLocked(id)
 			delete(e.queues, id)
 			e.mu.Unlock()
 			return
 		}
 		o := q[0]
+		e.takeOffLocked(o)
 		e.mu.Unlock()
-		e.takeOff(o)
 		err := e.do(o)
-		e.land(o.lease)
 		e.mu.Lock()
+		e.landLocked(id)
 		e.queues[id] = e.queues[id][1:]
 		e.mu.Unlock()
 		if err != nil && e.ctx.Err() == nil {

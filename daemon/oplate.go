@@ -30,21 +30,22 @@ type flight struct {
 	planned time.Duration
 }
 
-// takeOff records that the executor begins operation o.
-func (e *executor) takeOff(o op) {
+// takeOffLocked records that operation o is the next the executor does
+// for its lease (under e.mu). It is recorded when it is queued first, so
+// that the pass after the one that enacted it already sees it.
+func (e *executor) takeOffLocked(o op) {
+	if f := e.flights[o.lease]; f != nil && f.kind == o.kind {
+		return // recorded by push
+	}
 	f := &flight{kind: o.kind, done: make(chan struct{})}
 	for _, v := range o.vms {
 		f.hosts = append(f.hosts, v.Host)
 	}
-	e.mu.Lock()
 	e.flights[o.lease] = f
-	e.mu.Unlock()
 }
 
-// land records that lease id's operation is over.
-func (e *executor) land(id scheduler.LeaseID) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// landLocked records that lease id's operation is over (under e.mu).
+func (e *executor) landLocked(id scheduler.LeaseID) {
 	if f := e.flights[id]; f != nil {
 		close(f.done)
 		delete(e.flights, id)

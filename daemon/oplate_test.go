@@ -135,7 +135,9 @@ func TestAwaitLate(t *testing.T) {
 	e := &executor{d: &Daemon{log: logrus.NewEntry(lg)}, ctx: context.Background(), flights: map[scheduler.LeaseID]*flight{}}
 	lim := opLimits{timeout: time.Minute}
 	fly := func(id scheduler.LeaseID, k scheduler.ActionOp, host string, late bool) {
-		e.takeOff(op{kind: k, lease: id, vms: []drivers.VM{{Lease: id, Host: host}}})
+		e.mu.Lock()
+		e.takeOffLocked(op{kind: k, lease: id, vms: []drivers.VM{{Lease: id, Host: host}}})
+		e.mu.Unlock()
 		if late {
 			e.markLate(id, time.Minute)
 		}
@@ -155,7 +157,9 @@ func TestAwaitLate(t *testing.T) {
 		t.Fatalf("returned while lease 5's late shutdown is on h0: %v", err)
 	case <-time.After(20 * time.Millisecond):
 	}
-	e.land(5)
+	e.mu.Lock()
+	e.landLocked(5)
+	e.mu.Unlock()
 	if err := <-done; err != nil {
 		t.Fatalf("after the shutdown: %v", err)
 	}

@@ -41,6 +41,7 @@ func TestDaemonKillDrill(t *testing.T) {
 	c.start()
 	acked := map[uint64]bool{}
 	began := time.Now()
+	late := 0.0 // operations found late, over the daemon's lives
 	for round := 1; round <= 10; round++ {
 		if time.Since(began) > 150*time.Second {
 			t.Fatalf("round %d: the drill took over 150 s", round)
@@ -50,6 +51,7 @@ func TestDaemonKillDrill(t *testing.T) {
 		if n := c.metric("bora_capacity_breaches_total"); n != 0 {
 			t.Fatalf("round %d: borad counted %v capacity breaches", round, n)
 		}
+		late += c.metric("bora_operations_late_total")
 		_ = c.cmd.Process.Signal(syscall.SIGKILL)
 		_ = c.cmd.Wait()
 		c.cmd = nil
@@ -58,7 +60,8 @@ func TestDaemonKillDrill(t *testing.T) {
 		c.start()
 		c.checkRestart(round, acked)
 	}
-	t.Logf("10 kills and restarts in %s, %d leases acknowledged", time.Since(began).Round(time.Millisecond), len(acked))
+	t.Logf("10 kills and restarts in %s, %d leases acknowledged, %v operations late", time.Since(began).Round(time.Millisecond),
+		len(acked), late)
 }
 
 // churn submits a few leases and does an admin operation or two.
