@@ -70,7 +70,7 @@ func (s *Scheduler) OperationLate(now time.Time, id LeaseID, until time.Time) (t
 		s.dirty = s.dirty || len(victims) > 0
 		return was, err
 	}
-	detail := fmt.Sprintf("lease %d's %s runs until %s, not %s", l.ID, p.kind, clockTime(until), clockTime(was))
+	detail := fmt.Sprintf("lease %d's %s runs until %s, not %s", l.ID, p.kind, stamp(until), stamp(was))
 	l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonOperationLate, Detail: detail})
 	for i, m := range victims {
 		moved := "planned again"
@@ -82,9 +82,6 @@ func (s *Scheduler) OperationLate(now time.Time, id LeaseID, until time.Time) (t
 	}
 	return until, nil
 }
-
-// clockTime prints t for a history entry.
-func clockTime(t time.Time) string { return t.UTC().Format(time.DateTime) }
 
 // inTheWay returns the leases that have not begun (but l) with a
 // reservation on the hosts of phase p from its end for delta, or on the
@@ -119,8 +116,8 @@ func (s *Scheduler) inTheWay(l *Lease, p *phase, rest []phase, delta time.Durati
 func (s *Scheduler) lengthen(l *Lease, until time.Time, delta time.Duration) error {
 	p := &l.plan[l.cur]
 	for _, id := range p.res {
-		if r, ok := s.table.Get(id); ok && !s.fitsOn(r.Host, p.end, until, r.Res) {
-			return fmt.Errorf("lease %d's %s on host %d until %s: %w", l.ID, p.kind, r.Host, clockTime(until), ErrHostBusy)
+		if r, ok := s.table.Get(id); ok && !s.roomFor(r.Host, p.end, until, r.Res, nil) {
+			return fmt.Errorf("lease %d's %s on host %d until %s: %w", l.ID, p.kind, r.Host, stamp(until), ErrHostBusy)
 		}
 	}
 	rest := l.plan[l.cur+1:]
@@ -177,24 +174,11 @@ func (s *Scheduler) undoLengthen(l *Lease, old time.Time, n int, delta time.Dura
 // put one of its hosts over capacity (whether or not the table checks).
 func (s *Scheduler) reserveIfFits(l *Lease, ph *phase) error {
 	for h, n := range hostsOf(ph.hosts) {
-		res := slottable.Resources{l.Req.CPU * int64(n), l.Req.Memory * int64(n)}
-		if !s.fitsOn(h, ph.start, ph.end, res) {
-			return fmt.Errorf("lease %d's %s on host %d from %s: %w", l.ID, ph.kind, h, clockTime(ph.start), ErrHostBusy)
+		if !s.roomFor(h, ph.start, ph.end, s.need(l, n), nil) {
+			return fmt.Errorf("lease %d's %s on host %d from %s: %w", l.ID, ph.kind, h, stamp(ph.start), ErrHostBusy)
 		}
 	}
 	return s.reserve(l, ph)
-}
-
-// fitsOn reports whether res fits on host h over [from, to) beside what
-// is reserved there.
-func (s *Scheduler) fitsOn(h slottable.HostID, from, to time.Time, res slottable.Resources) bool {
-	avail := s.table.Available(h, from, to)
-	for j, v := range res {
-		if j < len(avail) && v > avail[j] {
-			return false
-		}
-	}
-	return true
 }
 
 // moveLater plans again a fixed lease m whose plan (old, taken out) was in
@@ -209,11 +193,11 @@ func (s *Scheduler) moveLater(m *Lease, old []phase, delta time.Duration) string
 			if p.start.Equal(start) {
 				return "moved to other hosts"
 			}
-			return fmt.Sprintf("start moved from %s to %s", clockTime(start), clockTime(p.start))
+			return fmt.Sprintf("start moved from %s to %s", stamp(start), stamp(p.start))
 		}
 	}
 	if p, ok := s.find(m, start.Add(delta), time.Time{}, total, nil); ok && s.build(m, p, sp) == nil {
-		return fmt.Sprintf("start moved from %s to %s", clockTime(start), clockTime(p.start))
+		return fmt.Sprintf("start moved from %s to %s", stamp(start), stamp(p.start))
 	}
 	s.restorePlan(m, old)
 	return "could not be moved"
