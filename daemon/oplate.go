@@ -16,7 +16,8 @@ import (
 // to when the operation should end (when it began plus the phase's
 // length, at least a quarter of that length from now), and what was to
 // follow on its hosts moves. Meanwhile the executor does not put VMs on
-// a host another lease's late suspension or stop is still leaving.
+// a host another lease's late suspension or shutdown, or its clean-up or
+// stop, is still leaving.
 
 // flight is the operation the executor is doing for a lease.
 type flight struct {
@@ -89,15 +90,23 @@ func (e *executor) markLate(id scheduler.LeaseID, planned time.Duration) (time.D
 	return planned, true
 }
 
-// leaving reports whether an operation of kind k takes VMs off their
-// hosts (what a start on those hosts must wait for when it is late).
-func leaving(k scheduler.ActionOp) bool {
-	return k == scheduler.ActSuspend || k == scheduler.ActStop || k == scheduler.ActShutdown
+// leavesFirst reports whether operation f, of another lease, must be over
+// before VMs go on its hosts: a clean-up or a stop (which take no time in
+// the plan, so what follows them there begins at once), or a suspension
+// or shutdown that is late.
+func leavesFirst(f *flight) bool {
+	switch f.kind {
+	case scheduler.ActDone, scheduler.ActStop:
+		return true
+	case scheduler.ActSuspend, scheduler.ActShutdown:
+		return f.late
+	}
+	return false
 }
 
 // awaitLate holds an operation that puts VMs on hosts while another
-// lease's late suspension or stop still has VMs on one of them, for up to
-// the operation timeout.
+// lease's VMs are leaving one of them (leavesFirst), for up to the
+// operation timeout.
 func (e *executor) awaitLate(o op, lim opLimits) error {
 	switch o.kind {
 	case scheduler.ActStart, scheduler.ActResume, scheduler.ActMigrate:
@@ -111,7 +120,7 @@ func (e *executor) awaitLate(o op, lim opLimits) error {
 		var who scheduler.LeaseID
 		e.mu.Lock()
 		for id, f := range e.flights {
-			if id != o.lease && f.late && leaving(f.kind) && sharesHost(f.hosts, o.vms) {
+			if id != o.lease && leavesFirst(f) && sharesHost(f.hosts, o.vms) {
 				wait, who = f, id
 				break
 			}

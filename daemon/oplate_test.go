@@ -126,9 +126,10 @@ func sleepUntil(t *testing.T, d *running, at time.Time) {
 }
 
 // TestAwaitLate: a start on h0 waits while another lease's late
-// suspension is on h0, and goes on once it is over; a late suspension on
-// h1 only, a suspension on h0 that is not late, and a late start on h0
-// hold nothing; a wait longer than the operation timeout fails.
+// shutdown is on h0, and goes on once it is over; a late suspension on h1
+// only, a suspension on h0 that is not late, and a late start on h0 hold
+// nothing; a clean-up on h0, late or not, holds it; a wait longer than
+// the operation timeout fails.
 func TestAwaitLate(t *testing.T) {
 	lg := logrus.New()
 	lg.SetOutput(io.Discard)
@@ -166,7 +167,7 @@ func TestAwaitLate(t *testing.T) {
 	if err := e.awaitLate(op{kind: scheduler.ActSuspend, lease: 1, vms: start.vms}, lim); err != nil {
 		t.Fatalf("a suspension never waits: %v", err)
 	}
-	fly(6, scheduler.ActStop, "h0", true)
+	fly(6, scheduler.ActDone, "h0", false)
 	if err := e.awaitLate(start, opLimits{timeout: 10 * time.Millisecond}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("after the timeout: %v", err)
 	}
