@@ -49,7 +49,7 @@ func TestDaemonKillDrill(t *testing.T) {
 		c.churn(rng, acked)
 		time.Sleep(time.Duration(rng.Int63n(int64(1500 * time.Millisecond))))
 		if n := c.metric("bora_capacity_breaches_total"); n != 0 {
-			t.Fatalf("round %d: borad counted %v capacity breaches", round, n)
+			t.Fatalf("round %d: borad counted %v capacity breaches:\n%s", round, n, strings.Join(c.logLines("over capacity"), "\n"))
 		}
 		late += c.metric("bora_operations_late_total")
 		_ = c.cmd.Process.Signal(syscall.SIGKILL)
@@ -165,18 +165,28 @@ func (c *cluster) checkRestart(round int, acked map[uint64]bool) {
 			c.t.Fatalf("round %d: host %s uses %v/%v cores, %d/%d MB", round, h.Name, h.UsedCPU, h.CPU, h.UsedMemory, h.Memory)
 		}
 	}
+	if lines := append(c.logLines("panic"), c.logLines("goroutine ")...); len(lines) > 0 {
+		c.t.Fatalf("round %d: borad's log:\n%s", round, strings.Join(lines, "\n"))
+	}
+}
+
+// logLines returns the lines of borad's log that hold s.
+func (c *cluster) logLines(s string) []string {
+	c.t.Helper()
 	f, err := os.Open(filepath.Join(c.dir, "borad.log"))
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer f.Close()
+	var out []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if strings.Contains(sc.Text(), "panic") || strings.HasPrefix(sc.Text(), "goroutine ") {
-			c.t.Fatalf("round %d: borad's log: %s", round, sc.Text())
+		if strings.Contains(sc.Text(), s) {
+			out = append(out, sc.Text())
 		}
 	}
+	return out
 }
 
 // metric reads a counter or gauge (without labels) from borad's /metrics
