@@ -33,6 +33,10 @@ type Daemon struct {
 	OpRetries       int           `yaml:"op_retries"` // retries of a failed operation before the lease fails
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 	ShutdownGrace   time.Duration `yaml:"shutdown_grace"` // guests' time to shut down before they are destroyed
+	// StrictRestore refuses to start on a stored state that would put a
+	// host over capacity, instead of planning the leases in the way again
+	// (borad --strict-restore).
+	StrictRestore bool `yaml:"strict_restore"`
 }
 
 // APIConfig is where and to whom the HTTP API answers.

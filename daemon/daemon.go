@@ -70,6 +70,7 @@ type Daemon struct {
 	power        *powerMgr          // power driver, meter and energy controller (energy.go)
 	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
 	errs         map[scheduler.LeaseID][]string
+	capacity     capacityCheck // capacity.go
 
 	mu     sync.Mutex // guards health and closed
 	health error

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,8 +30,10 @@ type executor struct {
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	queues map[scheduler.LeaseID][]op
-	wg     sync.WaitGroup
-	limits opLimits // guarded by mu: a reload changes them
+	// flights is the operation in progress of each busy lease (oplate.go).
+	flights map[scheduler.LeaseID]*flight
+	wg      sync.WaitGroup
+	limits  opLimits // guarded by mu: a reload changes them
 }
 
 // opLimits bound driver operations.
@@ -56,7 +59,8 @@ func newExecutor(d *Daemon) *executor {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := d.cfg.Daemon
 	return &executor{d: d, ctx: ctx, cancel: cancel, queues: map[scheduler.LeaseID][]op{},
-		limits: opLimits{timeout: c.OpTimeout, retries: c.OpRetries, grace: c.ShutdownGrace}}
+		flights: map[scheduler.LeaseID]*flight{},
+		limits:  opLimits{timeout: c.OpTimeout, retries: c.OpRetries, grace: c.ShutdownGrace}}
 }
 
 // runTimer is implemented by drivers that emulate VMs ending by
@@ -101,6 +105,7 @@ func (e *executor) push(o op) {
 	q, busy := e.queues[o.lease]
 	e.queues[o.lease] = append(q, o)
 	if !busy {
+		e.takeOffLocked(o) // before the next pass can look (oplate.go)
 		e.wg.Add(1)
 		go e.worker(o.lease)
 	}
@@ -112,14 +117,17 @@ func (e *executor) worker(id scheduler.LeaseID) {
 		e.mu.Lock()
 		q := e.queues[id]
 		if len(q) == 0 || e.ctx.Err() != nil {
+			e.landLocked(id)
 			delete(e.queues, id)
 			e.mu.Unlock()
 			return
 		}
 		o := q[0]
+		e.takeOffLocked(o)
 		e.mu.Unlock()
 		err := e.do(o)
 		e.mu.Lock()
+		e.landLocked(id)
 		e.queues[id] = e.queues[id][1:]
 		e.mu.Unlock()
 		if err != nil && e.ctx.Err() == nil {
@@ -135,6 +143,10 @@ func (e *executor) do(o op) error {
 	if err := e.awaitBoots(o, lim); err != nil {
 		return err
 	}
+	if err := e.awaitLate(o, lim); err != nil {
+		return err
+	}
+	e.began(o.lease, e.d.clk.Now())
 	var err error
 	for attempt := 0; attempt <= lim.retries; attempt++ {
 		if attempt > 0 {
@@ -233,6 +245,16 @@ func (e *executor) busy() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.queues)
+}
+
+// sharesHost reports whether one of vms is on one of hosts.
+func sharesHost(hosts []string, vms []drivers.VM) bool {
+	for _, v := range vms {
+		if slices.Contains(hosts, v.Host) {
+			return true
+		}
+	}
+	return false
 }
 
 // opFor builds the operation for an action (in the loop).

@@ -178,6 +178,7 @@ func (d *Daemon) pass(evs []event) error {
 	began := time.Now()
 	t := &tx{now: d.clk.Now()}
 	d.power.beforeAdvance(t) // energy.go: boots done, failed or late
+	d.lateOps(t)             // oplate.go: operations that outlast their phase
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
 	res := make([]result, len(evs))
 	for i, ev := range evs {
@@ -207,6 +208,7 @@ func (d *Daemon) pass(evs []event) error {
 	d.exec.enact(t.acts)
 	d.m.decision.Observe(time.Since(began).Seconds())
 	d.updateGauges(t.now)
+	d.checkCapacity() // capacity.go
 	return nil
 }
 

@@ -25,6 +25,8 @@ type metrics struct {
 	violations    prometheus.Gauge
 	powerFailures *prometheus.CounterVec
 	bootsLate     prometheus.Counter
+	opsLate       prometheus.Counter // oplate.go
+	breaches      prometheus.Counter // capacity.go
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -58,9 +60,14 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Help: "Hosts the power driver failed to switch on or off."}, []string{"op"}),
 		bootsLate: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_boots_late_total",
 			Help: "Boots still going on when they were planned to be over."}),
+		opsLate: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_operations_late_total",
+			Help: "Operations on leases' VMs still going on when their reservation was over."}),
+		breaches: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_capacity_breaches_total",
+			Help: "Times a host was found running more cores or memory than it has (driver's view)."}),
 	}
 	reg.MustRegister(m.leases, m.queue, m.preemptions, m.preemptVMs, m.overhead, m.hosts, m.unknown,
-		m.utilisation, m.decision, m.ops, m.energy, m.violations, m.powerFailures, m.bootsLate)
+		m.utilisation, m.decision, m.ops, m.energy, m.violations, m.powerFailures, m.bootsLate,
+		m.opsLate, m.breaches)
 	return m
 }
 

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -69,12 +70,15 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	if len(leases) == 0 {
 		d.sched, err = scheduler.New(cfg, d.table, Epoch, d.log)
 	} else {
-		d.sched, err = scheduler.Restore(cfg, d.table, Epoch, st, leases, d.log)
+		d.sched, err = d.restoreScheduler(cfg, st, leases)
 	}
 	if err != nil {
 		return fmt.Errorf("restoring the scheduler from the store: %w", err)
 	}
 	now := d.clk.Now()
+	// Leases whose plan was to begin while the daemon was down start now
+	// (scheduler/late.go), before anything advances the scheduler.
+	d.logChanges(d.sched.CatchUp(now), "the lease's planned start passed while the daemon was down: it starts late")
 	for i, h := range d.hosts {
 		if !h.Enabled || h.Retired {
 			if _, err := d.sched.SetHostEnabled(now, slottable.HostID(i), false); err != nil {
@@ -85,6 +89,41 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	d.log.WithField("leases", len(leases)).WithField("live", len(d.written)).
 		WithField("hosts", len(d.hosts)).Info("state restored")
 	return nil
+}
+
+// errStrictRestore explains how to recover when a strict restore refuses a
+// stored state that would put a host over capacity.
+var errStrictRestore = errors.New("the stored plan would put a host over capacity; to start anyway, run borad " +
+	"without --strict-restore (and with daemon.strict_restore false): it keeps what fits, plans the leases in the way " +
+	"again and logs each one")
+
+// restoreScheduler rebuilds the scheduler from the stored leases. A state
+// that would put a host over capacity is planned again where it must
+// (scheduler.RestoreReplanning), each lease changed logged at warning
+// level, unless daemon.strict_restore refuses it.
+func (d *Daemon) restoreScheduler(cfg scheduler.Config, st scheduler.SavedState, leases []scheduler.SavedLease) (*scheduler.Scheduler, error) {
+	if d.cfg.Daemon.StrictRestore {
+		s, err := scheduler.Restore(cfg, d.table, Epoch, st, leases, d.log)
+		if errors.Is(err, slottable.ErrOverCapacity) {
+			return nil, fmt.Errorf("%w: %w", err, errStrictRestore)
+		}
+		return s, err
+	}
+	s, changes, err := scheduler.RestoreReplanning(cfg, d.table, Epoch, st, leases, d.log)
+	if err != nil {
+		return nil, err
+	}
+	d.table = s.Table()
+	d.logChanges(changes, "the stored plan of the lease overbooked a host: planned again")
+	return s, nil
+}
+
+// logChanges logs, at warning level, each lease the scheduler changed on
+// its own at a restart.
+func (d *Daemon) logChanges(changes []scheduler.Change, msg string) {
+	for _, c := range changes {
+		d.log.WithField("lease_id", c.Lease).WithField("reason", string(c.Reason)).WithField("detail", c.Detail).Warn(msg)
+	}
 }
 
 // loadHosts merges the stored hosts (their IDs) with the driver's.

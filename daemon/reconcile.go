@@ -55,25 +55,14 @@ func (d *Daemon) reenact(l *scheduler.Lease, vms []drivers.VMStatus) []scheduler
 		return nil
 	}
 	t := d.clk.Now()
-	act := scheduler.Action{At: t, Lease: l.ID, Hosts: p.Hosts, From: l.Hosts}
-	switch p.Kind {
-	case "prepare":
-		act.Op = scheduler.ActStart
-	case "suspend":
-		act.Op = scheduler.ActSuspend
-	case "migrate":
-		act.Op = scheduler.ActMigrate
-	case "resume":
-		act.Op = scheduler.ActResume
-	case "stop":
-		act.Op = scheduler.ActStop
-	case "shutdown":
-		act.Op = scheduler.ActShutdown
-	case "vm":
+	if p.Kind == "vm" {
 		return d.reviveRun(l, p, vms)
-	default:
+	}
+	k, ok := phaseOp(p.Kind)
+	if !ok {
 		return nil
 	}
+	act := scheduler.Action{At: t, Op: k, Lease: l.ID, Hosts: p.Hosts, From: l.Hosts}
 	return []scheduler.Action{act}
 }
 

@@ -117,7 +117,7 @@ func mapSchedErr(err error) error {
 	switch {
 	case errors.Is(err, scheduler.ErrUnknownLease):
 		return fmt.Errorf("%v: %w", err, api.ErrNotFound)
-	case errors.Is(err, scheduler.ErrLeaseOver), errors.Is(err, scheduler.ErrNotRunning):
+	case errors.Is(err, scheduler.ErrLeaseOver), errors.Is(err, scheduler.ErrNotRunning), errors.Is(err, scheduler.ErrNoRoom):
 		return fmt.Errorf("%v: %w", err, api.ErrConflict)
 	}
 	return err

@@ -76,6 +76,10 @@ type VMStatus struct {
 	Host   string
 	State  State
 	Detail string
+	// CPU (hundredths of a core) and Memory (MB) the VM holds on its host,
+	// as the driver sees them; 0 when it cannot tell.
+	CPU    int64
+	Memory int64
 }
 
 // EventKind says what happened behind bora's back.

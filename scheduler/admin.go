@@ -34,14 +34,17 @@ func (s *Scheduler) lookup(id LeaseID) (*Lease, error) {
 
 // AdminSuspend suspends running lease id now. It stays suspended (out of
 // the queue) until AdminResume. The suspension is reserved on its hosts
-// for the time the overhead model gives.
+// for the time the overhead model gives; where that would overbook a host
+// queued leases in the way move (adminroom.go), and if anything else is in
+// the way it returns ErrNoRoom and changes nothing.
 func (s *Scheduler) AdminSuspend(now time.Time, id LeaseID) ([]Action, error) {
 	return s.adminSuspend(now, id, false)
 }
 
 // AdminMigrate suspends running lease id now and queues it again at the
 // front, to be resumed on hosts other than those it runs on (where it fits;
-// on the same ones if nothing else ever does).
+// on the same ones if nothing else ever does). Its suspension must fit as
+// AdminSuspend's does (ErrNoRoom).
 func (s *Scheduler) AdminMigrate(now time.Time, id LeaseID) ([]Action, error) {
 	return s.adminSuspend(now, id, true)
 }
@@ -56,12 +59,12 @@ func (s *Scheduler) adminSuspend(now time.Time, id LeaseID, migrate bool) ([]Act
 	if l.State != Running || !l.entered || l.plan[l.cur].kind != phRun {
 		return nil, fmt.Errorf("lease %d is %s: %w", id, l.State, ErrNotRunning)
 	}
-	s.voidPending(l, now, "the lease was suspended by an admin first")
 	hosts := l.plan[l.cur].hosts
-	mems := make([]int64, len(hosts))
-	for i := range mems {
-		mems[i] = l.Req.Memory
+	end := now.Add(s.cfg.Overheads.Suspend(memories(len(hosts), l.Req.Memory)))
+	if err := s.opRoom(l, "suspending", now, end, hosts); err != nil { // adminroom.go
+		return nil, err
 	}
+	s.voidPending(l, now, "the lease was suspended by an admin first")
 	s.cut(l, now)
 	l.after, l.prevHost = afterSuspend, hostsOf(hosts)
 	if migrate {
@@ -72,7 +75,7 @@ func (s *Scheduler) adminSuspend(now time.Time, id LeaseID, migrate bool) ([]Act
 		l.Reason, l.Detail = ReasonAdminSuspend, ""
 	}
 	l.History = append(l.History, Event{At: now, State: l.State, Reason: l.Reason})
-	if err := s.appendPhase(l, phSuspend, now, now.Add(s.cfg.Overheads.Suspend(mems)), hosts); err != nil {
+	if err := s.appendPhase(l, phSuspend, now, end, hosts); err != nil {
 		return nil, fmt.Errorf("lease %d: reserving its suspension: %w", id, err)
 	}
 	s.dirty = true

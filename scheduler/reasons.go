@@ -22,3 +22,10 @@ const (
 	ReasonDeadlineMissed   Reason = "deadline-missed"      // resumed too late to end before the deadline
 	ReasonEnactmentFailure Reason = "enactment-failed"     // the driver reported a failure
 )
+
+// Reasons for admin operations that must fit like any other plan
+// (adminroom.go), and for what a restart changed (repair.go, late.go).
+const (
+	ReasonOpNoRoom      Reason = "operation-does-not-fit"    // an admin operation refused: it would overbook a host (ErrNoRoom)
+	ReasonMovedForAdmin Reason = "moved-for-admin-operation" // a queued lease's plan gave way to an admin operation
+)

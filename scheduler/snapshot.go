@@ -114,7 +114,9 @@ func (s *Scheduler) State() SavedState {
 // are put back, their reservations added to table (which must hold the
 // same hosts as when they were saved, and nothing else), and their
 // pending wake-ups rebuilt. The next Advance carries on where the saved
-// scheduler stopped.
+// scheduler stopped. A saved state that breaks an invariant (a host over
+// capacity, a reservation missing) is refused with ErrInconsistent;
+// RestoreReplanning (repair.go) plans such a state again instead.
 func Restore(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, error) {
 	s, err := New(cfg, table, epoch, log)
 	if err != nil {
@@ -126,17 +128,22 @@ func Restore(cfg Config, table *slottable.Table, epoch time.Time, st SavedState,
 		if err != nil {
 			return nil, err
 		}
-		s.leases[l.ID] = l
-		s.ids = append(s.ids, l.ID)
-		if l.ID >= s.nextID {
-			s.nextID = l.ID + 1
-		}
-	}
-	if st.NextID > s.nextID {
-		s.nextID = st.NextID
+		s.addRestored(l)
 	}
 	if err := s.restorePower(st.Power); err != nil { // powersnap.go
 		return nil, err
+	}
+	s.restoreState(st)
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInconsistent, err)
+	}
+	return s, nil
+}
+
+// restoreState puts back the scheduler's own state once its leases are in.
+func (s *Scheduler) restoreState(st SavedState) {
+	if st.NextID > s.nextID {
+		s.nextID = st.NextID
 	}
 	for _, id := range st.Queue {
 		if l := s.leases[id]; l != nil && l.queued {
@@ -148,10 +155,15 @@ func Restore(cfg Config, table *slottable.Table, epoch time.Time, st SavedState,
 	if s.stats.Search == nil {
 		s.stats.Search = map[string]int{}
 	}
-	if err := s.Check(); err != nil {
-		return nil, fmt.Errorf("restored state is inconsistent: %w", err)
+}
+
+// addRestored puts restored lease l among the scheduler's leases.
+func (s *Scheduler) addRestored(l *Lease) {
+	s.leases[l.ID] = l
+	s.ids = append(s.ids, l.ID)
+	if l.ID >= s.nextID {
+		s.nextID = l.ID + 1
 	}
-	return s, nil
 }
 
 func (s *Scheduler) restoreLease(sl *SavedLease) (*Lease, error) {

@@ -61,6 +61,20 @@ func (t *Table) FitCount(h HostID, from, to time.Time, per Resources, ignore fun
 	return fitCount(t.hosts[h].Capacity, used, per, math.MaxInt32)
 }
 
+// UsedIgnoring is Used with the reservations ignore reports true for
+// treated as absent (ignore nil: all count). Unlike FitCount it answers
+// for a closed host too. It returns nil for an unknown host. Cost:
+// O(log n + k log k) for the k reservations overlapping the interval.
+func (t *Table) UsedIgnoring(h HostID, from, to time.Time, ignore func(Reservation) bool) Resources {
+	if !t.validHost(h) {
+		return nil
+	}
+	f, e := span(from, to)
+	out := make(Resources, t.Dims())
+	t.usedIgnoring(h, f, e, ignore, out)
+	return out
+}
+
 // fitCount is min over dims with per > 0 of floor((cap-used)/per),
 // clamped to [0, limit].
 func fitCount(capacity, used, per []int64, limit int) int {

@@ -3,6 +3,7 @@
 //
 //	borad --config /etc/bora/bora.yaml [--store PATH] [--socket PATH]
 //	      [--clock real|scaled|simulated] [--speed N] [--log-level L]
+//	      [--strict-restore]
 //
 // SIGTERM or SIGINT stop it gracefully; SIGHUP reloads the config file
 // (a bad file leaves the running config untouched and says why).
@@ -26,6 +27,7 @@ import (
 type flags struct {
 	config, store, socket, clock, logLevel, logFormat string
 	speed                                             float64
+	strictRestore                                     bool
 }
 
 func main() {
@@ -60,6 +62,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (flags, error) {
 	fs.Float64Var(&f.speed, "speed", 0, "scaled clock: simulated seconds per real second (implies --clock scaled)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error (overrides daemon.log_level)")
 	fs.StringVar(&f.logFormat, "log-format", "", "text or json (overrides daemon.log_format)")
+	fs.BoolVar(&f.strictRestore, "strict-restore", false,
+		"refuse to start on a stored plan that would put a host over capacity, instead of planning the leases in the way again (sets daemon.strict_restore)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: borad [--config FILE] [flags]\n\n"+
 			"bora's daemon. SIGTERM or SIGINT stop it gracefully; SIGHUP reloads the config file.\n"+
@@ -103,6 +107,9 @@ func load(f flags) (config.Config, error) {
 	}
 	if f.logFormat != "" {
 		cfg.Daemon.LogFormat = f.logFormat
+	}
+	if f.strictRestore {
+		cfg.Daemon.StrictRestore = true
 	}
 	if err := cfg.ValidateDaemon(); err != nil {
 		return cfg, fmt.Errorf("%s with the command-line flags: %w", f.config, err)

@@ -189,7 +189,8 @@ func (d *Driver) List(ctx context.Context) ([]drivers.VMStatus, error) {
 		if h := d.hosts[v.host]; !v.bora || h == nil || !h.up {
 			continue
 		}
-		out = append(out, drivers.VMStatus{Lease: v.lease, Index: v.index, Host: v.host, State: v.state, Detail: v.detail})
+		out = append(out, drivers.VMStatus{Lease: v.lease, Index: v.index, Host: v.host, State: v.state, Detail: v.detail,
+			CPU: v.cpu, Memory: v.memory})
 	}
 	return out, nil
 }

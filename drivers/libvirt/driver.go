@@ -265,7 +265,15 @@ func (d *Driver) listHost(ctx context.Context, h *host) ([]drivers.VMStatus, err
 				return err
 			}
 			state, detail := vmState(golibvirt.DomainState(st), reason)
-			out = append(out, drivers.VMStatus{Lease: lease, Index: index, Host: h.cfg.Name, State: state, Detail: detail})
+			v := drivers.VMStatus{Lease: lease, Index: index, Host: h.cfg.Name, State: state, Detail: detail}
+			if state != drivers.Stopped {
+				// What the domain holds (best effort: a domain gone meanwhile
+				// is reported without).
+				if _, _, mem, cpus, _, err := l.DomainGetInfo(dom); err == nil {
+					v.CPU, v.Memory = int64(cpus)*100, int64(mem/1024)
+				}
+			}
+			out = append(out, v)
 		}
 		return nil
 	})

@@ -1,0 +1,130 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	logtest "github.com/sirupsen/logrus/hooks/test"
+
+	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/store"
+)
+
+// corruptLease rewrites lease id in the store at path with edit.
+func corruptLease(t *testing.T, path string, id uint64, edit func(*scheduler.SavedLease)) {
+	t.Helper()
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	saved, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sl scheduler.SavedLease
+	if err := json.Unmarshal(saved.Leases[id], &sl); err != nil {
+		t.Fatal(err)
+	}
+	edit(&sl)
+	data, _ := json.Marshal(sl)
+	if err := st.Commit(store.Batch{Leases: map[uint64][]byte{id: data}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// moveSaved moves a saved lease's requested start, plan and reservations
+// by dt (a damaged record, as the old admin-suspend bug left).
+func moveSaved(sl *scheduler.SavedLease, dt time.Duration) {
+	sl.Ready, sl.Req.Start = sl.Ready.Add(dt), sl.Req.Start+dt
+	for i := range sl.Plan {
+		p := &sl.Plan[i]
+		p.Start, p.End = p.Start.Add(dt), p.End.Add(dt)
+		for j := range p.Reservations {
+			r := &p.Reservations[j]
+			r.Start, r.End = r.Start.Add(dt), r.End.Add(dt)
+		}
+	}
+}
+
+// TestRestoreOverbookedStore: on node1, X (2 VMs, 3 min from +30 s) runs
+// over [40, 220) s and shuts down over [220, 230); the advance reservation
+// Y (2 VMs, 5 min) is at +10 min. At 160 s the daemon stops and Y's stored
+// plan is moved 8 min earlier, to +2 min, over X's run: the stored state
+// has node1 at 4 cores over [120, 230).
+//
+// With --strict-restore the daemon refuses to start and says how to
+// recover. Without it, it keeps X, plans Y again at the earliest from now
+// (160 s) where it fits, after X's shutdown: prepare from 230 s, run over
+// [240, 540); it logs the change at warning level with lease_id 2, Y's
+// history says restore-replanned and why, and node1 stays within its 2
+// cores while X ends and Y runs.
+func TestRestoreOverbookedStore(t *testing.T) {
+	c := node1Config(t.TempDir())
+	d, err := startStill(t, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	x, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "X", VMs: 2, Duration: "3m", NotBefore: "+30s",
+		Origin: "external", Class: "suspendable"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "Y", VMs: 2, Duration: "5m", Start: "+10m", Class: "non-preemptable"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []float64{30, 40, 160} {
+		setTime(t, d, s)
+	}
+	d.stop(t)
+	corruptLease(t, c.Daemon.Store, y.ID, func(sl *scheduler.SavedLease) { moveSaved(sl, -8*time.Minute) })
+
+	strict := c
+	strict.Daemon.StrictRestore = true
+	lg := logrus.New()
+	lg.SetOutput(io.Discard)
+	if _, err := startStill(t, strict, lg); err == nil || !strings.Contains(err.Error(), "over capacity") ||
+		!strings.Contains(err.Error(), "without --strict-restore") {
+		t.Fatalf("strict restore of an overbooked store: %v", err)
+	}
+
+	hook := logtest.NewLocal(lg)
+	again, err := startStill(t, c, lg)
+	if err != nil {
+		t.Fatalf("restore of an overbooked store: %v", err)
+	}
+	warned := false
+	for _, e := range hook.AllEntries() {
+		warned = warned || (e.Level == logrus.WarnLevel && e.Data["lease_id"] == y.ID && e.Data["reason"] == "restore-replanned")
+	}
+	if !warned {
+		t.Errorf("no warning with lease_id %d and reason restore-replanned", y.ID)
+	}
+	ly, _ := again.GetLease(ctx, admin, y.ID)
+	found := false
+	for _, e := range ly.History {
+		found = found || (e.Reason == "restore-replanned" &&
+			strings.Contains(e.Detail, "from 2030-01-01 00:03:50 (it was to start at 2030-01-01 00:02:00)"))
+	}
+	if !found {
+		t.Errorf("Y's history lacks restore-replanned from 00:03:50: %+v", ly.History)
+	}
+	for _, s := range []float64{160, 220, 230, 240, 300} {
+		setTime(t, again, s)
+		withinCapacity(t, again, time.Duration(s*float64(time.Second)).String())
+	}
+	if l, _ := again.GetLease(ctx, admin, x.ID); l.State != "done" {
+		t.Errorf("X at 300 s: %s, want done", l.State)
+	}
+	if l, _ := again.GetLease(ctx, admin, y.ID); l.State != "running" {
+		t.Errorf("Y at 300 s: %s, want running", l.State)
+	}
+}

@@ -1,0 +1,185 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// ReasonRestoreReplanned is noted in the history of a lease whose saved
+// plan would have put a host over capacity: a restore planned it again.
+const ReasonRestoreReplanned Reason = "restore-replanned"
+
+// Change is a lease that a restore (or catching up after the daemon was
+// down, late.go) planned differently from what was saved, and why. The
+// lease's history has an entry with the same reason and detail.
+type Change struct {
+	Lease  LeaseID
+	Reason Reason
+	Detail string
+}
+
+// RestoreReplanning is Restore for a saved state that may be inconsistent.
+// A consistent state is restored as Restore does (no changes). Where
+// Restore would return ErrInconsistent because a host would be over
+// capacity, it keeps what fits and plans the rest again, in this order:
+//
+//   - the power cycles of the hosts and the phases in progress (what the
+//     hosts are doing now) are kept as saved, oldest phase first; such a
+//     phase that overbooks a host is kept all the same (the hosts run it)
+//     and reported;
+//   - a lease that has not begun and whose saved reservations would put a
+//     host over capacity loses its plan: a queued lease is planned again
+//     by the queue, an advance reservation or other fixed lease at the
+//     earliest time from its planned start where it fits (queued leases
+//     give way to it, as to a new arrival);
+//
+// and it returns one Change per lease it changed. Errors other than a host
+// over capacity (a damaged record) are returned as Restore returns them.
+// The scheduler returned owns a clone of table: use its Table().
+func RestoreReplanning(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, []Change, error) {
+	s, err := Restore(cfg, table.Clone(), epoch, st, leases, log)
+	if err == nil || !errors.Is(err, slottable.ErrOverCapacity) {
+		return s, nil, err
+	}
+	return repair(cfg, table.Clone(), epoch, st, leases, log)
+}
+
+func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, []Change, error) {
+	s, err := New(cfg, table, epoch, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	checking := table.Checking()
+	table.SetChecking(true)
+	defer table.SetChecking(checking)
+	if err := s.restorePower(st.Power); err != nil { // powersnap.go
+		return nil, nil, err
+	}
+	var changes []Change
+	var fixed []*Lease
+	for _, sl := range repairOrder(leases) {
+		l, err := s.restoreLease(sl)
+		if errors.Is(err, slottable.ErrOverCapacity) {
+			var c Change
+			l, c, err = s.restoreOverbooked(sl, err)
+			changes = append(changes, c)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		s.addRestored(l)
+	}
+	sort.Slice(s.ids, func(i, j int) bool { return s.ids[i] < s.ids[j] })
+	s.restoreState(st)
+	for i := range changes {
+		if l := s.leases[changes[i].Lease]; fixedUnplanned(l) {
+			if len(fixed) == 0 {
+				s.unplanQueue() // queued leases give way to fixed ones, as to a new arrival
+			}
+			fixed = append(fixed, l)
+			changes[i].Detail += s.replanFixed(l)
+		}
+	}
+	for _, c := range changes {
+		l := s.leases[c.Lease]
+		l.History = append(l.History, Event{At: st.Now, State: l.State, Reason: c.Reason, Detail: c.Detail})
+	}
+	s.dirty = true
+	if err := s.Check(); err != nil && !errors.Is(err, slottable.ErrOverCapacity) {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInconsistent, err)
+	}
+	return s, changes, nil
+}
+
+// repairOrder is the order in which a repair restores the leases: those in
+// a phase (by the phase's start), then the others planned (by their
+// plan's start), then those without a plan; ties by ID.
+func repairOrder(leases []SavedLease) []*SavedLease {
+	out := make([]*SavedLease, len(leases))
+	for i := range leases {
+		out[i] = &leases[i]
+	}
+	rank := func(sl *SavedLease) (int, time.Time) {
+		switch {
+		case len(sl.Plan) == 0 || sl.Cur < 0 || sl.Cur >= len(sl.Plan):
+			return 2, time.Time{}
+		case sl.Entered:
+			return 0, sl.Plan[sl.Cur].Start
+		}
+		return 1, sl.Plan[sl.Cur].Start
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, ti := rank(out[i])
+		rj, tj := rank(out[j])
+		if ri != rj {
+			return ri < rj
+		}
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// restoreOverbooked restores lease sl, whose saved reservations would put
+// a host over capacity (cause), with what the repair keeps of it: a lease
+// in a phase as saved (the hosts run it); any other without its plan.
+func (s *Scheduler) restoreOverbooked(sl *SavedLease, cause error) (*Lease, Change, error) {
+	for _, r := range s.table.ForLease(uint64(sl.ID)) { // what restoreLease added before it failed
+		_ = s.table.Remove(r.ID)
+	}
+	c := Change{Lease: sl.ID, Reason: ReasonRestoreReplanned}
+	if sl.Entered {
+		s.table.SetChecking(false)
+		l, err := s.restoreLease(sl)
+		s.table.SetChecking(true)
+		if err != nil {
+			return nil, c, err
+		}
+		c.Detail = fmt.Sprintf("its %s in progress overbooks a host (%v): kept as saved, the host runs it", sl.Plan[sl.Cur].Kind, cause)
+		return l, c, nil
+	}
+	bare := *sl
+	bare.Plan, bare.Cur, bare.Promise = nil, 0, nil
+	l, err := s.restoreLease(&bare)
+	if err != nil {
+		return nil, c, err
+	}
+	l.gen++
+	c.Detail = fmt.Sprintf("its saved plan would overbook a host (%v): planned again", cause)
+	if l.queued {
+		c.Detail += " by the queue"
+	}
+	return l, c, nil
+}
+
+// fixedUnplanned reports whether l is a fixed lease (advance reservation,
+// immediate, deadline) that lost its plan in a repair: nothing else would
+// ever plan it again.
+func fixedUnplanned(l *Lease) bool {
+	return l != nil && l.State == Scheduled && !l.queued && !l.entered && len(l.plan) == 0
+}
+
+// replanFixed plans fixed lease l, whose saved plan was dropped, at the
+// earliest time from its requested start (or now) where it fits, and
+// returns what to add to its Change's detail; if it fits nowhere, it is
+// rejected.
+func (s *Scheduler) replanFixed(l *Lease) string {
+	from := l.Ready
+	if from.Before(s.now) {
+		from = s.now
+	}
+	sp, total := s.steps(l)
+	if p, ok := s.find(l, from, time.Time{}, total, nil); ok && s.build(l, p, sp) == nil {
+		return fmt.Sprintf(" from %s (it was to start at %s)", stamp(p.start), stamp(l.Ready))
+	}
+	s.reject(l, s.now, ReasonNoCapacity, "its saved plan overbooked a host and it fits nowhere")
+	return ": it fits nowhere and is rejected"
+}
