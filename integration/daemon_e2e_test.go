@@ -12,11 +12,8 @@ import (
 	"time"
 )
 
-const tokens = `api:
-  tokens:
-    - {token: alice-token-0123456789, user: alice}
-    - {token: bob-token-0123456789ab, user: bob}
-`
+// tokens are two users' bearer tokens, as keys of the api section.
+const tokens = `tokens: [{token: alice-token-0123456789, user: alice}, {token: bob-token-0123456789ab, user: bob}]`
 
 // TestDaemonEndToEnd drives borad (fake driver, two hosts, 120x clock)
 // through bora only: best-effort leases are suspended for a local advance
@@ -173,7 +170,7 @@ func TestDaemonRestartMidSuspension(t *testing.T) {
 // TestDaemonBadInput: bad requests get clear errors, the daemon keeps
 // running, and nothing in the store changes.
 func TestDaemonBadInput(t *testing.T) {
-	c := newCluster(t, 1, 1, tokens)
+	c := newClusterAPI(t, 1, 1, tokens, "")
 	c.start()
 	l := c.create("--vms", "1", "--duration", "1h", "--token", "alice-token-0123456789")
 	before := len(c.list())

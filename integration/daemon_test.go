@@ -29,13 +29,23 @@ type cluster struct {
 // a clock speed times the wall clock, and extra YAML appended.
 func newCluster(t *testing.T, hosts int, speed float64, extra string) *cluster {
 	t.Helper()
+	return newClusterAPI(t, hosts, speed, "", extra)
+}
+
+// newClusterAPI is newCluster with more keys in the api section (a second
+// api section is refused as a key written twice).
+func newClusterAPI(t *testing.T, hosts int, speed float64, api, extra string) *cluster {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts borad and waits for its schedule: not in -short runs")
 	}
 	dir := t.TempDir()
 	var b strings.Builder
 	fmt.Fprintf(&b, "daemon: {store: %s/bora.db, clock: scaled, speed: %g, log_level: debug, shutdown_timeout: 5s, op_retries: 0}\n", dir, speed)
-	fmt.Fprintf(&b, "api: {socket: %s/bora.sock, socket_mode: \"0600\"}\njobs: {accounting: \"\", compaction: \"\"}\nhosts:\n", dir)
+	if api != "" {
+		api = ", " + api
+	}
+	fmt.Fprintf(&b, "api: {socket: %s/bora.sock, socket_mode: \"0600\"%s}\njobs: {accounting: \"\", compaction: \"\"}\nhosts:\n", dir, api)
 	for i := 0; i < hosts; i++ {
 		fmt.Fprintf(&b, "  - {name: node%d, cpu: 1, memory: 1024}\n", i+1)
 	}
