@@ -128,3 +128,74 @@ func TestRestoreOverbookedStore(t *testing.T) {
 		t.Errorf("Y at 300 s: %s, want running", l.State)
 	}
 }
+
+// setStoredClock makes the store at path say that the daemon's simulated
+// clock last read at (as if the cluster's time ran on while it was down).
+func setStoredClock(t *testing.T, path string, at time.Time) {
+	t.Helper()
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	data, _ := json.Marshal(clockMeta{Last: at})
+	if err := st.Commit(store.Batch{Meta: map[string][]byte{metaClock: data}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLateStartAfterDowntime is issue 11 item 4: the advance reservation
+// Y (2 VMs, 20 min) on node1 at +10 min would prepare over [600, 610) s,
+// run over [610, 1810) and shut down by 1820 s. The daemon stops at 580 s
+// and starts again at 927 s: it was down 347 s = 5m47s, and Y's start
+// passed 327 s = 5m27s ago. Y starts now and keeps its full 20 min:
+// prepare over [927, 937), run over [937, 2137), done at 2147 s
+// (00:35:47). Its history and a warning say so.
+func TestLateStartAfterDowntime(t *testing.T) {
+	c := node1Config(t.TempDir())
+	d, err := startStill(t, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	y, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "Y", VMs: 2, Duration: "20m", Start: "+10m", Class: "non-preemptable"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setTime(t, d, 580)
+	d.stop(t)
+	setStoredClock(t, c.Daemon.Store, simStart.Add(927*time.Second))
+
+	lg := logrus.New()
+	lg.SetOutput(io.Discard)
+	hook := logtest.NewLocal(lg)
+	again, err := startStill(t, c, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const detail = "daemon was down 5m47s; starts 5m27s after its planned start and keeps its full 20m0s, to 2030-01-01 00:35:47"
+	warned := false
+	for _, e := range hook.AllEntries() {
+		warned = warned || (e.Level == logrus.WarnLevel && e.Data["lease_id"] == y.ID && e.Data["detail"] == detail)
+	}
+	if !warned {
+		t.Errorf("no warning for lease %d saying %q", y.ID, detail)
+	}
+	l, _ := again.GetLease(ctx, admin, y.ID)
+	found := false
+	for _, e := range l.History {
+		found = found || (e.Reason == "started-late" && e.Detail == detail)
+	}
+	if !found {
+		t.Errorf("Y's history lacks started-late %q: %+v", detail, l.History)
+	}
+	for _, c := range []struct {
+		at    float64
+		state string
+	}{{937, "running"}, {2136, "running"}, {2137, "running"}, {2147, "done"}} {
+		setTime(t, again, c.at)
+		if l, _ := again.GetLease(ctx, admin, y.ID); l.State != c.state {
+			t.Errorf("Y at %g s: %s, want %s", c.at, l.State, c.state)
+		}
+	}
+}
