@@ -30,9 +30,11 @@ type Change struct {
 // capacity, it keeps what fits and plans the rest again, in this order:
 //
 //   - the power cycles of the hosts and the phases in progress (what the
-//     hosts are doing now) are kept as saved, oldest phase first; such a
-//     phase that overbooks a host is kept all the same (the hosts run it)
-//     and reported;
+//     hosts are doing now) are kept as saved, oldest phase first; where
+//     one overbooks a host, VMs starting or running are stopped and the
+//     lease planned again (below), and an operation in progress (suspend,
+//     resume, migrate, shutdown) is kept all the same, as the host is
+//     doing it;
 //   - a lease that has not begun and whose saved reservations would put a
 //     host over capacity loses its plan: a queued lease is planned again
 //     by the queue, an advance reservation or other fixed lease at the
@@ -67,7 +69,7 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 		l, err := s.restoreLease(sl)
 		if errors.Is(err, slottable.ErrOverCapacity) {
 			var c Change
-			l, c, err = s.restoreOverbooked(sl, err)
+			l, c, err = s.restoreOverbooked(sl, err, st.Now)
 			changes = append(changes, c)
 		}
 		if err != nil {
@@ -129,35 +131,60 @@ func repairOrder(leases []SavedLease) []*SavedLease {
 }
 
 // restoreOverbooked restores lease sl, whose saved reservations would put
-// a host over capacity (cause), with what the repair keeps of it: a lease
-// in a phase as saved (the hosts run it); any other without its plan.
-func (s *Scheduler) restoreOverbooked(sl *SavedLease, cause error) (*Lease, Change, error) {
+// a host over capacity (cause), with what the repair keeps of it at now:
+// an operation in progress as saved (the hosts are doing it); VMs
+// starting or running are stopped, and the lease is planned again from
+// the start of that run; a lease that has not begun loses its plan.
+func (s *Scheduler) restoreOverbooked(sl *SavedLease, cause error, now time.Time) (*Lease, Change, error) {
 	for _, r := range s.table.ForLease(uint64(sl.ID)) { // what restoreLease added before it failed
 		_ = s.table.Remove(r.ID)
 	}
 	c := Change{Lease: sl.ID, Reason: ReasonRestoreReplanned}
+	kind := ""
 	if sl.Entered {
+		kind = sl.Plan[sl.Cur].Kind
+	}
+	if kind != "" && kind != phPrepare.String() && kind != phRun.String() {
 		s.table.SetChecking(false)
 		l, err := s.restoreLease(sl)
 		s.table.SetChecking(true)
 		if err != nil {
 			return nil, c, err
 		}
-		c.Detail = fmt.Sprintf("its %s in progress overbooks a host (%v): kept as saved, the host runs it", sl.Plan[sl.Cur].Kind, cause)
+		c.Detail = fmt.Sprintf("its %s in progress overbooks a host (%v): kept as saved, the host is doing it", kind, cause)
 		return l, c, nil
 	}
 	bare := *sl
-	bare.Plan, bare.Cur, bare.Promise = nil, 0, nil
+	bare.Plan, bare.Cur, bare.Entered, bare.Promise = nil, 0, false, nil
 	l, err := s.restoreLease(&bare)
 	if err != nil {
 		return nil, c, err
 	}
 	l.gen++
 	c.Detail = fmt.Sprintf("its saved plan would overbook a host (%v): planned again", cause)
+	if kind != "" {
+		s.stopOverbooked(l, sl.Plan[sl.Cur].Hosts, now)
+		c.Detail = fmt.Sprintf("its VMs (%s) overbook a host (%v): stopped, and planned again", kind, cause)
+	}
 	if l.queued {
 		c.Detail += " by the queue"
 	}
 	return l, c, nil
+}
+
+// stopOverbooked stops the VMs of lease l, starting or running on hosts,
+// at now: a best-effort lease goes back to the front of the queue, a
+// fixed one waits for replanFixed. What it ran since its last start or
+// resumption is lost (Remaining is as it was then).
+func (s *Scheduler) stopOverbooked(l *Lease, hosts []slottable.HostID, now time.Time) {
+	l.after, l.stopped = afterDone, false
+	s.emit(Action{At: now, Lease: l.ID, Hosts: hosts}, ActStop)
+	if l.Req.Kind == BestEffort {
+		l.setState(now, Queued, "", "")
+		s.requeueFront(l)
+		return
+	}
+	l.setState(now, Scheduled, "", "")
 }
 
 // fixedUnplanned reports whether l is a fixed lease (advance reservation,

@@ -102,3 +102,42 @@ func TestRestoreReplanning(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRestoreReplanningStopsOverbookedVMs is the state the old admin
+// suspend left after Y began: as in TestRestoreReplanning, X suspends
+// over [160, 484.323) and Y's plan is moved to 240 s, but the scheduler
+// was saved at 245 s with Y preparing (both on node1: 4 cores). The
+// repair keeps X's suspension (the host is doing it, and it began first),
+// stops Y's VMs at 245 s, and plans Y again from the earliest time it
+// fits: 484.323 s, as before.
+func TestRestoreReplanningStopsOverbookedVMs(t *testing.T) {
+	s := node1(t)
+	x, _ := s.Submit(t0, twoCores("X", BestEffort, 30*time.Second, 3*time.Minute))
+	y, _ := s.Submit(t0, twoCores("Y", AdvanceReservation, 10*time.Minute, 5*time.Minute))
+	play(s, at(160), nil)
+	if _, err := s.AdminSuspend(at(160), x.ID); err != nil {
+		t.Fatal(err)
+	}
+	st, leases := saveAll(s)
+	sy := &leases[y.ID-1]
+	shift(sy, -6*time.Minute)
+	sy.Entered, sy.State, st.Now = true, Preparing, at(245)
+
+	r, changes, err := RestoreReplanning(s.cfg, emptyLike(t, s), t0, st, leases, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Check(); err != nil {
+		t.Fatalf("repaired state: %v", err)
+	}
+	const detail = "stopped, and planned again from 2030-01-01 00:08:04 (it was to start at 2030-01-01 00:04:00)"
+	if len(changes) != 1 || changes[0].Lease != y.ID || !strings.Contains(changes[0].Detail, detail) {
+		t.Fatalf("changes %+v, want one for lease %d saying %q", changes, y.ID, detail)
+	}
+	log := strings.Join(play(r, at(10000), nil), "\n")
+	want := strings.Join([]string{"+245.000 stop 2 [0 0]", "+484.323 start 2 [0 0]", "+494.323 run 2 [0 0]",
+		"+794.323 shutdown 2 [0 0]", "+804.323 done 2 [0 0]"}, "\n")
+	if log != want {
+		t.Errorf("actions after the repair:\n%s\nwant:\n%s", log, want)
+	}
+}
