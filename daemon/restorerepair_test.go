@@ -72,15 +72,7 @@ func TestRestoreOverbookedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	x, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "X", VMs: 2, Duration: "3m", NotBefore: "+30s",
-		Origin: "external", Class: "suspendable"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "Y", VMs: 2, Duration: "5m", Start: "+10m", Class: "non-preemptable"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y := createXY(t, d, "+10m")
 	for _, s := range []float64{30, 40, 160} {
 		setTime(t, d, s)
 	}
