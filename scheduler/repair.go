@@ -164,7 +164,11 @@ func (s *Scheduler) restoreOverbooked(sl *SavedLease, cause error, now time.Time
 	c.Detail = fmt.Sprintf("its saved plan would overbook a host (%v): planned again", cause)
 	if kind != "" {
 		s.stopOverbooked(l, sl.Plan[sl.Cur].Hosts, now)
-		c.Detail = fmt.Sprintf("its VMs (%s) overbook a host (%v): stopped, and planned again", kind, cause)
+		what := "its running VMs"
+		if kind == phPrepare.String() {
+			what = "its VMs being started"
+		}
+		c.Detail = fmt.Sprintf("%s overbook a host (%v): stopped, and planned again", what, cause)
 	}
 	if l.queued {
 		c.Detail += " by the queue"
