@@ -152,17 +152,16 @@ func checkRepaired(t *testing.T, c config.Config, x, y uint64, detail string) {
 	}
 }
 
-// setStoredClock makes the store at path say that the daemon's simulated
-// clock last read at (as if the cluster's time ran on while it was down).
-func setStoredClock(t *testing.T, path string, at time.Time) {
+// forgetStoredClock removes what the store at path says of the daemon's
+// clock, so that a simulated clock starts again at daemon.start.
+func forgetStoredClock(t *testing.T, path string) {
 	t.Helper()
 	st, err := store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	data, _ := json.Marshal(clockMeta{Last: at})
-	if err := st.Commit(store.Batch{Meta: map[string][]byte{metaClock: data}}); err != nil {
+	if err := st.Commit(store.Batch{Meta: map[string][]byte{metaClock: []byte("{}")}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -170,7 +169,8 @@ func setStoredClock(t *testing.T, path string, at time.Time) {
 // TestLateStartAfterDowntime is issue 11 item 4: the advance reservation
 // Y (2 VMs, 20 min) on node1 at +10 min would prepare over [600, 610) s,
 // run over [610, 1810) and shut down by 1820 s. The daemon stops at 580 s
-// and starts again at 927 s: it was down 347 s = 5m47s, and Y's start
+// and its simulated clock starts again at 927 s (the store's clock record
+// dropped, daemon.start set): it was down 347 s = 5m47s, and Y's start
 // passed 327 s = 5m27s ago. Y starts now and keeps its full 20 min:
 // prepare over [927, 937), run over [937, 2137), done at 2147 s
 // (00:35:47). Its history and a warning say so.
@@ -187,7 +187,8 @@ func TestLateStartAfterDowntime(t *testing.T) {
 	}
 	setTime(t, d, 580)
 	d.stop(t)
-	setStoredClock(t, c.Daemon.Store, simStart.Add(927*time.Second))
+	forgetStoredClock(t, c.Daemon.Store)
+	c.Daemon.Start = simStart.Add(927 * time.Second).Format(time.RFC3339)
 
 	lg := logrus.New()
 	lg.SetOutput(io.Discard)

@@ -12,8 +12,9 @@ import (
 const ReasonStartedLate Reason = "started-late"
 
 // CatchUp is called once after a restore, before the first Advance, with
-// the time the daemon starts again: the scheduler last ran at the time it
-// was saved, and leases whose plan was to begin in between have not.
+// the time the daemon starts again (now) and the last time it is known to
+// have run (lastUp; the scheduler's own saved time when that is later or
+// lastUp is zero): leases whose plan was to begin in between have not.
 //
 //   - An advance reservation or immediate lease starts now instead, on the
 //     hosts of its plan, and keeps its full length where its hosts are
@@ -24,8 +25,11 @@ const ReasonStartedLate Reason = "started-late"
 //
 // Each gets a history entry (ReasonStartedLate, saying how long the daemon
 // was down) and a Change.
-func (s *Scheduler) CatchUp(now time.Time) []Change {
-	down := now.Sub(s.now)
+func (s *Scheduler) CatchUp(lastUp, now time.Time) []Change {
+	if lastUp.Before(s.now) {
+		lastUp = s.now
+	}
+	down := now.Sub(lastUp)
 	var out []Change
 	for _, id := range s.ids {
 		l := s.leases[id]
