@@ -7,10 +7,6 @@ import (
 	"github.com/bora-sched/bora/slottable"
 )
 
-// ReasonStartedLate is noted in the history of a lease whose planned start
-// fell while the daemon was down (CatchUp).
-const ReasonStartedLate Reason = "started-late"
-
 // CatchUp is called once after a restore, before the first Advance, with
 // the time the daemon starts again (now) and the last time it is known to
 // have run (lastUp; the scheduler's own saved time when that is later or

@@ -11,10 +11,6 @@ import (
 	"github.com/bora-sched/bora/slottable"
 )
 
-// ReasonRestoreReplanned is noted in the history of a lease whose saved
-// plan would have put a host over capacity: a restore planned it again.
-const ReasonRestoreReplanned Reason = "restore-replanned"
-
 // Change is a lease that a restore (or catching up after the daemon was
 // down, late.go) planned differently from what was saved, and why. The
 // lease's history has an entry with the same reason and detail.
