@@ -118,7 +118,8 @@ func (d *Daemon) restoreScheduler(cfg scheduler.Config, st scheduler.SavedState,
 		return nil, err
 	}
 	d.table = s.Table()
-	d.logChanges(changes, "the stored plan of the lease overbooked a host: planned again")
+	d.restoreActs = s.TakeActions() // VMs the repair stopped
+	d.logChanges(changes, "the lease's stored plan overbooked a host")
 	return s, nil
 }
 

@@ -37,7 +37,8 @@ type Change struct {
 //     earliest time from its planned start where it fits (queued leases
 //     give way to it, as to a new arrival);
 //
-// and it returns one Change per lease it changed. Errors other than a host
+// and it returns one Change per lease it changed (the VMs it stops are in
+// TakeActions). Errors other than a host
 // over capacity (a damaged record) are returned as Restore returns them.
 // The scheduler returned owns a clone of table: use its Table().
 func RestoreReplanning(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, []Change, error) {
@@ -94,6 +95,11 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 	}
 	return s, changes, nil
 }
+
+// TakeActions returns, and forgets, the actions decided by a call that
+// does not return them: RestoreReplanning's stops of VMs that overbooked a
+// host. The caller enacts them before anything else.
+func (s *Scheduler) TakeActions() []Action { return s.flush() }
 
 // repairOrder is the order in which a repair restores the leases: those in
 // a phase (by the phase's start), then the others planned (by their
