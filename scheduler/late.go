@@ -50,13 +50,20 @@ func (s *Scheduler) CatchUp(lastUp, now time.Time) []Change {
 
 // startLate plans fixed lease l, whose plan has not begun, to begin at now
 // on the same hosts, its run as long as its remaining time where that
-// fits, and says what it got.
+// fits (and its deadline, if any, allows), and says what it got.
 func (s *Scheduler) startLate(l *Lease, now time.Time) string {
 	hosts := l.plan[l.cur].hosts
 	old := s.takePlan(l)
 	sp, total := s.steps(l)
 	extra := total - l.Remaining // preparing and shutting down
-	end := s.roomUntil(l, hosts, now, now.Add(total))
+	limit, why := now.Add(total), "its hosts are reserved from then"
+	if !l.Deadline.IsZero() && l.Deadline.Before(limit) {
+		limit, why = l.Deadline, "its deadline"
+	}
+	end := s.roomUntil(l, hosts, now, limit)
+	if end.Before(limit) {
+		why = "its hosts are reserved from then"
+	}
 	run := end.Sub(now) - extra
 	if run <= 0 || s.build(l, placement{start: now, hosts: hosts}, withRun(sp, run)) != nil {
 		s.restorePlan(l, old)
@@ -65,7 +72,7 @@ func (s *Scheduler) startLate(l *Lease, now time.Time) string {
 	if run >= l.Remaining {
 		return fmt.Sprintf("keeps its full %s, to %s", toMS(run), stamp(end))
 	}
-	return fmt.Sprintf("runs %s of its %s, to %s: its hosts are reserved from then", toMS(run), toMS(l.Remaining), stamp(end))
+	return fmt.Sprintf("runs %s of its %s, to %s: %s", toMS(run), toMS(l.Remaining), stamp(end), why)
 }
 
 // roomUntil is the latest end in (from, until] such that lease l's VMs fit

@@ -67,3 +67,29 @@ func TestCatchUp(t *testing.T) {
 		})
 	}
 }
+
+// TestCatchUpDeadline: Y as in TestCatchUp but a deadline lease, ready at
+// 600 s with its deadline at 2120 s (35m20s), planned over [600, 1820).
+// Catching up at 927 s, its full length would end at 2147 s, after its
+// deadline: it runs until the deadline, 2120 - 927 - 10 - 10 = 1173 s =
+// 19m33s, over [937, 2110), shutdown to 2120 s.
+func TestCatchUpDeadline(t *testing.T) {
+	s := node1(t)
+	req := twoCores("Y", Deadline, 10*time.Minute, 20*time.Minute)
+	req.Deadline = 2120 * time.Second
+	y, _ := s.Submit(t0, req)
+	if y.State != Scheduled || !y.PlannedStart().Equal(at(600)) {
+		t.Fatalf("Y: %s from %v", y.State, y.PlannedStart().Sub(t0))
+	}
+	s.Advance(at(580))
+	changes := s.CatchUp(time.Time{}, at(927))
+	const detail = "daemon was down 5m47s; starts 5m27s after its planned start and runs 19m33s of its 20m0s, to 2030-01-01 00:35:20: its deadline"
+	if len(changes) != 1 || changes[0].Detail != detail {
+		t.Fatalf("changes %+v\nwant: %s", changes, detail)
+	}
+	log := strings.Join(play(s, at(10000), render(nil, s.Advance(at(927)))), "\n")
+	want := strings.Join([]string{"+927.000 start 1 [0 0]", "+937.000 run 1 [0 0]", "+2110.000 shutdown 1 [0 0]", "+2120.000 done 1 [0 0]"}, "\n")
+	if log != want {
+		t.Fatalf("actions:\n%s\nwant:\n%s", log, want)
+	}
+}
