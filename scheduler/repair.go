@@ -38,9 +38,9 @@ type Change struct {
 //     give way to it, as to a new arrival);
 //
 // and it returns one Change per lease it changed (the VMs it stops are in
-// TakeActions). Errors other than a host
-// over capacity (a damaged record) are returned as Restore returns them.
-// The scheduler returned owns a clone of table: use its Table().
+// TakeActions). Errors other than a host over capacity (a damaged record)
+// are returned as Restore returns them. The scheduler returned owns a
+// clone of table: use its Table().
 func RestoreReplanning(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, []Change, error) {
 	s, err := Restore(cfg, table.Clone(), epoch, st, leases, log)
 	if err == nil || !errors.Is(err, slottable.ErrOverCapacity) {
@@ -61,7 +61,6 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 		return nil, nil, err
 	}
 	var changes []Change
-	var fixed []*Lease
 	for _, sl := range repairOrder(leases) {
 		l, err := s.restoreLease(sl)
 		if errors.Is(err, slottable.ErrOverCapacity) {
@@ -76,12 +75,13 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 	}
 	sort.Slice(s.ids, func(i, j int) bool { return s.ids[i] < s.ids[j] })
 	s.restoreState(st)
+	gaveWay := false
 	for i := range changes {
 		if l := s.leases[changes[i].Lease]; fixedUnplanned(l) {
-			if len(fixed) == 0 {
+			if !gaveWay {
 				s.unplanQueue() // queued leases give way to fixed ones, as to a new arrival
+				gaveWay = true
 			}
-			fixed = append(fixed, l)
 			changes[i].Detail += s.replanFixed(l)
 		}
 	}
