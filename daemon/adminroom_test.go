@@ -39,6 +39,7 @@ func startStill(t *testing.T, c config.Config, lg *logrus.Logger) (*running, err
 	if err != nil {
 		return nil, err
 	}
+	d.lastChange = time.Now() // or a restarted loop jumps to its next event at once
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{Daemon: d, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- d.Run(ctx) }()
@@ -47,15 +48,25 @@ func startStill(t *testing.T, c config.Config, lg *logrus.Logger) (*running, err
 }
 
 // setTime moves the simulated clock to simStart+secs, lets the loop run a
-// pass there and the driver's operations due by then finish.
+// pass there and the driver's operations due by then finish: it waits
+// until the executor's workers and the clock's timers have settled.
 func setTime(t *testing.T, d *running, secs float64) {
 	t.Helper()
-	d.sim.Set(simStart.Add(time.Duration(secs * float64(time.Second))))
-	for i := 0; i < 3; i++ {
+	at := simStart.Add(time.Duration(secs * float64(time.Second)))
+	type mark struct{ timers, busy int }
+	var last mark
+	for i, same := 0, 0; i < 200 && same < 3; i++ {
+		d.sim.Set(at) // fires the timers of operations begun since
 		if _, err := d.call(context.Background(), func(*tx) (any, error) { return nil, nil }); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond) // the executor's workers and the driver's events
+		time.Sleep(5 * time.Millisecond)
+		m := mark{d.sim.Waiting(), d.exec.busy()}
+		if m == last {
+			same++
+		} else {
+			last, same = m, 0
+		}
 	}
 }
 
@@ -90,6 +101,24 @@ func withinCapacity(t *testing.T, d *running, when string) {
 	}
 }
 
+// createXY submits issue 11's leases: X, external and suspendable, 2 VMs
+// of 1 core and 1024 MB for 3 min from +30 s; Y, an advance reservation
+// of 2 such VMs for 5 min at yStart.
+func createXY(t *testing.T, d *running, yStart string) (x, y api.Lease) {
+	t.Helper()
+	ctx := context.Background()
+	x, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "X", VMs: 2, Duration: "3m", NotBefore: "+30s",
+		Origin: "external", Class: "suspendable"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err = d.CreateLease(ctx, admin, api.LeaseRequest{Name: "Y", VMs: 2, Duration: "5m", Start: yStart, Class: "non-preemptable"})
+	if err != nil || y.State != "scheduled" {
+		t.Fatalf("Y: %+v, %v", y, err)
+	}
+	return x, y
+}
+
 // TestAdminSuspendNearEndRefused is issue 11 item 1 through the daemon:
 // X (2 VMs of 1 core and 1024 MB, 3 min, from +30 s) prepares over
 // [30, 40) s, runs over [40, 220) and shuts down over [220, 230); the
@@ -106,15 +135,7 @@ func TestAdminSuspendNearEndRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	x, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "X", VMs: 2, Duration: "3m", NotBefore: "+30s",
-		Origin: "external", Class: "suspendable"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := d.CreateLease(ctx, admin, api.LeaseRequest{Name: "Y", VMs: 2, Duration: "5m", Start: "+4m", Class: "non-preemptable"})
-	if err != nil || y.State != "scheduled" {
-		t.Fatalf("Y: %+v, %v", y, err)
-	}
+	x, y := createXY(t, d, "+4m")
 	for _, s := range []float64{30, 40, 100, 160} {
 		setTime(t, d, s)
 	}

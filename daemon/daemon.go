@@ -69,6 +69,7 @@ type Daemon struct {
 	emu          *emulation
 	power        *powerMgr          // power driver, meter and energy controller (energy.go)
 	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
+	restoreActs  []scheduler.Action // decided while restoring (VMs a repair stopped), enacted by startup
 	errs         map[scheduler.LeaseID][]string
 	capacity     capacityCheck // capacity.go
 

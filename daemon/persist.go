@@ -78,7 +78,11 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	now := d.clk.Now()
 	// Leases whose plan was to begin while the daemon was down start now
 	// (scheduler/late.go), before anything advances the scheduler.
-	d.logChanges(d.sched.CatchUp(now), "the lease's planned start passed while the daemon was down: it starts late")
+	var last clockMeta // when the daemon last committed: it was up until then
+	if err := getMeta(saved, metaClock, &last); err != nil {
+		return err
+	}
+	d.logChanges(d.sched.CatchUp(last.Last, now), "the lease's planned start passed while the daemon was down: it starts late")
 	for i, h := range d.hosts {
 		if !h.Enabled || h.Retired {
 			if _, err := d.sched.SetHostEnabled(now, slottable.HostID(i), false); err != nil {
@@ -114,7 +118,8 @@ func (d *Daemon) restoreScheduler(cfg scheduler.Config, st scheduler.SavedState,
 		return nil, err
 	}
 	d.table = s.Table()
-	d.logChanges(changes, "the stored plan of the lease overbooked a host: planned again")
+	d.restoreActs = s.TakeActions() // VMs the repair stopped
+	d.logChanges(changes, "the lease's stored plan overbooked a host")
 	return s, nil
 }
 

@@ -21,7 +21,7 @@ func (d *Daemon) startup(ctx context.Context) error {
 		byLease[v.Lease] = append(byLease[v.Lease], v)
 	}
 	now := d.clk.Now()
-	var acts []scheduler.Action
+	acts := d.restoreActs
 	for id, vms := range byLease {
 		l := d.sched.Lease(id)
 		switch {

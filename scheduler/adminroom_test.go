@@ -48,39 +48,46 @@ func twoCores(name string, kind Kind, start, d time.Duration) Request {
 // 160 + 324.323 = 484.323 s, over Y's start at 240 s: the host would run
 // 4 cores. The suspension is refused with ErrNoRoom naming Y, and nothing
 // changes: X ends at 230 s, Y runs over [250, 550) and is done at 560 s.
+// AdminMigrate, which suspends the same way, is refused the same way.
 func TestAdminSuspendRefusedOverReservation(t *testing.T) {
-	s := node1(t)
-	x, acts := s.Submit(t0, twoCores("X", BestEffort, 30*time.Second, 3*time.Minute))
-	y, more := s.Submit(t0, twoCores("Y", AdvanceReservation, 4*time.Minute, 5*time.Minute))
-	if y.State != Scheduled {
-		t.Fatalf("Y: %s %s", y.State, y.Detail)
-	}
-	log := play(s, at(160), render(render(nil, acts), more))
-	_, err := s.AdminSuspend(at(160), x.ID)
-	if !errors.Is(err, ErrNoRoom) {
-		t.Fatalf("AdminSuspend over Y's start: %v, want ErrNoRoom", err)
-	}
-	for _, want := range []string{"operation-does-not-fit", "host node1 until 2030-01-01 00:08:04",
-		"lease 2 holds it from 2030-01-01 00:04:00"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("message %q lacks %q", err, want)
+	for _, migrate := range []bool{false, true} {
+		s := node1(t)
+		x, acts := s.Submit(t0, twoCores("X", BestEffort, 30*time.Second, 3*time.Minute))
+		y, more := s.Submit(t0, twoCores("Y", AdvanceReservation, 4*time.Minute, 5*time.Minute))
+		if y.State != Scheduled {
+			t.Fatalf("Y: %s %s", y.State, y.Detail)
 		}
-	}
-	if x.State != Running {
-		t.Fatalf("X after the refusal: %s", x.State)
-	}
-	log = play(s, at(10000), log)
-	want := []string{
-		"+30.000 start 1 [0 0]", "+40.000 run 1 [0 0]",
-		"+220.000 shutdown 1 [0 0]", "+230.000 done 1 [0 0]",
-		"+240.000 start 2 [0 0]", "+250.000 run 2 [0 0]",
-		"+550.000 shutdown 2 [0 0]", "+560.000 done 2 [0 0]",
-	}
-	if strings.Join(log, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("actions:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
-	}
-	if err := s.Check(); err != nil {
-		t.Fatal(err)
+		log := play(s, at(160), render(render(nil, acts), more))
+		op := s.AdminSuspend
+		if migrate {
+			op = s.AdminMigrate
+		}
+		_, err := op(at(160), x.ID)
+		if !errors.Is(err, ErrNoRoom) {
+			t.Fatalf("migrate %v over Y's start: %v, want ErrNoRoom", migrate, err)
+		}
+		for _, want := range []string{"operation-does-not-fit", "host node1 until 2030-01-01 00:08:04",
+			"lease 2 holds it from 2030-01-01 00:04:00"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("message %q lacks %q", err, want)
+			}
+		}
+		if x.State != Running {
+			t.Fatalf("X after the refusal: %s", x.State)
+		}
+		log = play(s, at(10000), log)
+		want := []string{
+			"+30.000 start 1 [0 0]", "+40.000 run 1 [0 0]",
+			"+220.000 shutdown 1 [0 0]", "+230.000 done 1 [0 0]",
+			"+240.000 start 2 [0 0]", "+250.000 run 2 [0 0]",
+			"+550.000 shutdown 2 [0 0]", "+560.000 done 2 [0 0]",
+		}
+		if strings.Join(log, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("migrate %v: actions:\n%s\nwant:\n%s", migrate, strings.Join(log, "\n"), strings.Join(want, "\n"))
+		}
+		if err := s.Check(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

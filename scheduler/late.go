@@ -7,13 +7,10 @@ import (
 	"github.com/bora-sched/bora/slottable"
 )
 
-// ReasonStartedLate is noted in the history of a lease whose planned start
-// fell while the daemon was down (CatchUp).
-const ReasonStartedLate Reason = "started-late"
-
 // CatchUp is called once after a restore, before the first Advance, with
-// the time the daemon starts again: the scheduler last ran at the time it
-// was saved, and leases whose plan was to begin in between have not.
+// the time the daemon starts again (now) and the last time it is known to
+// have run (lastUp; the scheduler's own saved time when that is later or
+// lastUp is zero): leases whose plan was to begin in between have not.
 //
 //   - An advance reservation or immediate lease starts now instead, on the
 //     hosts of its plan, and keeps its full length where its hosts are
@@ -24,8 +21,11 @@ const ReasonStartedLate Reason = "started-late"
 //
 // Each gets a history entry (ReasonStartedLate, saying how long the daemon
 // was down) and a Change.
-func (s *Scheduler) CatchUp(now time.Time) []Change {
-	down := now.Sub(s.now)
+func (s *Scheduler) CatchUp(lastUp, now time.Time) []Change {
+	if lastUp.Before(s.now) {
+		lastUp = s.now
+	}
+	down := now.Sub(lastUp)
 	var out []Change
 	for _, id := range s.ids {
 		l := s.leases[id]
@@ -50,13 +50,20 @@ func (s *Scheduler) CatchUp(now time.Time) []Change {
 
 // startLate plans fixed lease l, whose plan has not begun, to begin at now
 // on the same hosts, its run as long as its remaining time where that
-// fits, and says what it got.
+// fits (and its deadline, if any, allows), and says what it got.
 func (s *Scheduler) startLate(l *Lease, now time.Time) string {
 	hosts := l.plan[l.cur].hosts
 	old := s.takePlan(l)
 	sp, total := s.steps(l)
 	extra := total - l.Remaining // preparing and shutting down
-	end := s.roomUntil(l, hosts, now, now.Add(total))
+	limit, why := now.Add(total), "its hosts are reserved from then"
+	if !l.Deadline.IsZero() && l.Deadline.Before(limit) {
+		limit, why = l.Deadline, "its deadline"
+	}
+	end := s.roomUntil(l, hosts, now, limit)
+	if end.Before(limit) {
+		why = "its hosts are reserved from then"
+	}
 	run := end.Sub(now) - extra
 	if run <= 0 || s.build(l, placement{start: now, hosts: hosts}, withRun(sp, run)) != nil {
 		s.restorePlan(l, old)
@@ -65,7 +72,7 @@ func (s *Scheduler) startLate(l *Lease, now time.Time) string {
 	if run >= l.Remaining {
 		return fmt.Sprintf("keeps its full %s, to %s", toMS(run), stamp(end))
 	}
-	return fmt.Sprintf("runs %s of its %s, to %s: its hosts are reserved from then", toMS(run), toMS(l.Remaining), stamp(end))
+	return fmt.Sprintf("runs %s of its %s, to %s: %s", toMS(run), toMS(l.Remaining), stamp(end), why)
 }
 
 // roomUntil is the latest end in (from, until] such that lease l's VMs fit

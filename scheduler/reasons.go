@@ -28,4 +28,10 @@ const (
 const (
 	ReasonOpNoRoom      Reason = "operation-does-not-fit"    // an admin operation refused: it would overbook a host (ErrNoRoom)
 	ReasonMovedForAdmin Reason = "moved-for-admin-operation" // a queued lease's plan gave way to an admin operation
+	// ReasonRestoreReplanned: a restore planned the lease again, as its
+	// saved plan would have put a host over capacity (RestoreReplanning).
+	ReasonRestoreReplanned Reason = "restore-replanned"
+	// ReasonStartedLate: the lease's planned start fell while the daemon
+	// was down; it starts late (CatchUp).
+	ReasonStartedLate Reason = "started-late"
 )

@@ -11,10 +11,6 @@ import (
 	"github.com/bora-sched/bora/slottable"
 )
 
-// ReasonRestoreReplanned is noted in the history of a lease whose saved
-// plan would have put a host over capacity: a restore planned it again.
-const ReasonRestoreReplanned Reason = "restore-replanned"
-
 // Change is a lease that a restore (or catching up after the daemon was
 // down, late.go) planned differently from what was saved, and why. The
 // lease's history has an entry with the same reason and detail.
@@ -30,18 +26,21 @@ type Change struct {
 // capacity, it keeps what fits and plans the rest again, in this order:
 //
 //   - the power cycles of the hosts and the phases in progress (what the
-//     hosts are doing now) are kept as saved, oldest phase first; such a
-//     phase that overbooks a host is kept all the same (the hosts run it)
-//     and reported;
+//     hosts are doing now) are kept as saved, oldest phase first; where
+//     one overbooks a host, VMs starting or running are stopped and the
+//     lease planned again (below), and an operation in progress (suspend,
+//     resume, migrate, shutdown) is kept all the same, as the host is
+//     doing it;
 //   - a lease that has not begun and whose saved reservations would put a
 //     host over capacity loses its plan: a queued lease is planned again
 //     by the queue, an advance reservation or other fixed lease at the
 //     earliest time from its planned start where it fits (queued leases
 //     give way to it, as to a new arrival);
 //
-// and it returns one Change per lease it changed. Errors other than a host
-// over capacity (a damaged record) are returned as Restore returns them.
-// The scheduler returned owns a clone of table: use its Table().
+// and it returns one Change per lease it changed (the VMs it stops are in
+// TakeActions). Errors other than a host over capacity (a damaged record)
+// are returned as Restore returns them. The scheduler returned owns a
+// clone of table: use its Table().
 func RestoreReplanning(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, []Change, error) {
 	s, err := Restore(cfg, table.Clone(), epoch, st, leases, log)
 	if err == nil || !errors.Is(err, slottable.ErrOverCapacity) {
@@ -62,12 +61,11 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 		return nil, nil, err
 	}
 	var changes []Change
-	var fixed []*Lease
 	for _, sl := range repairOrder(leases) {
 		l, err := s.restoreLease(sl)
 		if errors.Is(err, slottable.ErrOverCapacity) {
 			var c Change
-			l, c, err = s.restoreOverbooked(sl, err)
+			l, c, err = s.restoreOverbooked(sl, err, st.Now)
 			changes = append(changes, c)
 		}
 		if err != nil {
@@ -77,12 +75,13 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 	}
 	sort.Slice(s.ids, func(i, j int) bool { return s.ids[i] < s.ids[j] })
 	s.restoreState(st)
+	gaveWay := false
 	for i := range changes {
 		if l := s.leases[changes[i].Lease]; fixedUnplanned(l) {
-			if len(fixed) == 0 {
+			if !gaveWay {
 				s.unplanQueue() // queued leases give way to fixed ones, as to a new arrival
+				gaveWay = true
 			}
-			fixed = append(fixed, l)
 			changes[i].Detail += s.replanFixed(l)
 		}
 	}
@@ -96,6 +95,11 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 	}
 	return s, changes, nil
 }
+
+// TakeActions returns, and forgets, the actions decided by a call that
+// does not return them: RestoreReplanning's stops of VMs that overbooked a
+// host. The caller enacts them before anything else.
+func (s *Scheduler) TakeActions() []Action { return s.flush() }
 
 // repairOrder is the order in which a repair restores the leases: those in
 // a phase (by the phase's start), then the others planned (by their
@@ -129,35 +133,64 @@ func repairOrder(leases []SavedLease) []*SavedLease {
 }
 
 // restoreOverbooked restores lease sl, whose saved reservations would put
-// a host over capacity (cause), with what the repair keeps of it: a lease
-// in a phase as saved (the hosts run it); any other without its plan.
-func (s *Scheduler) restoreOverbooked(sl *SavedLease, cause error) (*Lease, Change, error) {
+// a host over capacity (cause), with what the repair keeps of it at now:
+// an operation in progress as saved (the hosts are doing it); VMs
+// starting or running are stopped, and the lease is planned again from
+// the start of that run; a lease that has not begun loses its plan.
+func (s *Scheduler) restoreOverbooked(sl *SavedLease, cause error, now time.Time) (*Lease, Change, error) {
 	for _, r := range s.table.ForLease(uint64(sl.ID)) { // what restoreLease added before it failed
 		_ = s.table.Remove(r.ID)
 	}
 	c := Change{Lease: sl.ID, Reason: ReasonRestoreReplanned}
+	kind := ""
 	if sl.Entered {
+		kind = sl.Plan[sl.Cur].Kind
+	}
+	if kind != "" && kind != phPrepare.String() && kind != phRun.String() {
 		s.table.SetChecking(false)
 		l, err := s.restoreLease(sl)
 		s.table.SetChecking(true)
 		if err != nil {
 			return nil, c, err
 		}
-		c.Detail = fmt.Sprintf("its %s in progress overbooks a host (%v): kept as saved, the host runs it", sl.Plan[sl.Cur].Kind, cause)
+		c.Detail = fmt.Sprintf("its %s in progress overbooks a host (%v): kept as saved, the host is doing it", kind, cause)
 		return l, c, nil
 	}
 	bare := *sl
-	bare.Plan, bare.Cur, bare.Promise = nil, 0, nil
+	bare.Plan, bare.Cur, bare.Entered, bare.Promise = nil, 0, false, nil
 	l, err := s.restoreLease(&bare)
 	if err != nil {
 		return nil, c, err
 	}
 	l.gen++
 	c.Detail = fmt.Sprintf("its saved plan would overbook a host (%v): planned again", cause)
+	if kind != "" {
+		s.stopOverbooked(l, sl.Plan[sl.Cur].Hosts, now)
+		what := "its running VMs"
+		if kind == phPrepare.String() {
+			what = "its VMs being started"
+		}
+		c.Detail = fmt.Sprintf("%s overbook a host (%v): stopped, and planned again", what, cause)
+	}
 	if l.queued {
 		c.Detail += " by the queue"
 	}
 	return l, c, nil
+}
+
+// stopOverbooked stops the VMs of lease l, starting or running on hosts,
+// at now: a best-effort lease goes back to the front of the queue, a
+// fixed one waits for replanFixed. What it ran since its last start or
+// resumption is lost (Remaining is as it was then).
+func (s *Scheduler) stopOverbooked(l *Lease, hosts []slottable.HostID, now time.Time) {
+	l.after, l.stopped = afterDone, false
+	s.emit(Action{At: now, Lease: l.ID, Hosts: hosts}, ActStop)
+	if l.Req.Kind == BestEffort {
+		l.setState(now, Queued, "", "")
+		s.requeueFront(l)
+		return
+	}
+	l.setState(now, Scheduled, "", "")
 }
 
 // fixedUnplanned reports whether l is a fixed lease (advance reservation,

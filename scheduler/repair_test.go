@@ -45,6 +45,21 @@ func shift(sl *SavedLease, d time.Duration) {
 	}
 }
 
+// suspendedX is node1 with X (2 VMs, 3 min from 30 s) suspended by an
+// admin at 160 s until 160 + 324.323 = 484.323 s, and the advance
+// reservation Y (2 VMs, 5 min) at 600 s.
+func suspendedX(t *testing.T) (s *Scheduler, x, y *Lease) {
+	t.Helper()
+	s = node1(t)
+	x, _ = s.Submit(t0, twoCores("X", BestEffort, 30*time.Second, 3*time.Minute))
+	y, _ = s.Submit(t0, twoCores("Y", AdvanceReservation, 10*time.Minute, 5*time.Minute))
+	play(s, at(160), nil)
+	if _, err := s.AdminSuspend(at(160), x.ID); err != nil {
+		t.Fatal(err)
+	}
+	return s, x, y
+}
+
 // TestRestoreReplanning builds the overbooked state of issue 11 item 1:
 // on node1, X (2 VMs, 3 min from 30 s) is suspended by an admin at 160 s
 // until 160 + 324.323 = 484.323 s; the advance reservation Y (2 VMs,
@@ -57,13 +72,7 @@ func shift(sl *SavedLease, d time.Duration) {
 // over [494.323, 794.323), shutdown to 804.323 s. It reports one change,
 // for Y, and Y's history says why. A consistent state gives no change.
 func TestRestoreReplanning(t *testing.T) {
-	s := node1(t)
-	x, _ := s.Submit(t0, twoCores("X", BestEffort, 30*time.Second, 3*time.Minute))
-	y, _ := s.Submit(t0, twoCores("Y", AdvanceReservation, 10*time.Minute, 5*time.Minute))
-	play(s, at(160), nil)
-	if _, err := s.AdminSuspend(at(160), x.ID); err != nil {
-		t.Fatal(err)
-	}
+	s, x, y := suspendedX(t)
 	st, leases := saveAll(s)
 	if _, changes, err := RestoreReplanning(s.cfg, emptyLike(t, s), t0, st, leases, nil); err != nil || changes != nil {
 		t.Fatalf("consistent state: changes %v, err %v", changes, err)
@@ -100,5 +109,41 @@ func TestRestoreReplanning(t *testing.T) {
 	}
 	if err := r.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRestoreReplanningStopsOverbookedVMs is the state the old admin
+// suspend left after Y began: as in TestRestoreReplanning, X suspends
+// over [160, 484.323) and Y's plan is moved to 240 s, but the scheduler
+// was saved at 245 s with Y preparing (both on node1: 4 cores). The
+// repair keeps X's suspension (the host is doing it, and it began first),
+// stops Y's VMs at 245 s, and plans Y again from the earliest time it
+// fits: 484.323 s, as before.
+func TestRestoreReplanningStopsOverbookedVMs(t *testing.T) {
+	s, x, y := suspendedX(t)
+	st, leases := saveAll(s)
+	sy := &leases[y.ID-1]
+	shift(sy, -6*time.Minute)
+	sy.Entered, sy.State, st.Now = true, Preparing, at(245)
+
+	r, changes, err := RestoreReplanning(s.cfg, emptyLike(t, s), t0, st, leases, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Check(); err != nil {
+		t.Fatalf("repaired state: %v", err)
+	}
+	if rx := r.Lease(x.ID); rx.State != Suspending || !rx.plannedEnd().Equal(at(160).Add(324322578616)) {
+		t.Errorf("X: %s until %v s, want suspending until 484.323 s", rx.State, rx.plannedEnd().Sub(t0).Seconds())
+	}
+	const detail = "stopped, and planned again from 2030-01-01 00:08:04 (it was to start at 2030-01-01 00:04:00)"
+	if len(changes) != 1 || changes[0].Lease != y.ID || !strings.Contains(changes[0].Detail, detail) {
+		t.Fatalf("changes %+v, want one for lease %d saying %q", changes, y.ID, detail)
+	}
+	log := strings.Join(play(r, at(10000), nil), "\n")
+	want := strings.Join([]string{"+245.000 stop 2 [0 0]", "+484.323 start 2 [0 0]", "+494.323 run 2 [0 0]",
+		"+794.323 shutdown 2 [0 0]", "+804.323 done 2 [0 0]"}, "\n")
+	if log != want {
+		t.Errorf("actions after the repair:\n%s\nwant:\n%s", log, want)
 	}
 }
