@@ -230,7 +230,10 @@ func (e *executor) busy() int {
 
 // opFor builds the operation for an action (in the loop).
 func (d *Daemon) opFor(a scheduler.Action) (op, bool) {
-	l := d.sched.Lease(a.Lease)
+	l, err := d.lookup(a.Lease) // a finished lease: the clean-up of VMs left over
+	if err != nil {
+		d.log.WithError(err).WithField("lease_id", a.Lease).Error(string(a.Op))
+	}
 	if l == nil {
 		return op{}, false
 	}

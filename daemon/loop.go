@@ -76,6 +76,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := d.startup(ctx); err != nil {
 		return err
 	}
+	d.release()
 	d.log.WithField("now", d.clk.Now().Format(time.RFC3339)).Info("scheduling loop started")
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -205,6 +206,7 @@ func (d *Daemon) pass(evs []event) error {
 		d.lastChange = time.Now()
 	}
 	d.exec.enact(t.acts)
+	d.release()
 	d.m.decision.Observe(time.Since(began).Seconds())
 	d.updateGauges(t.now)
 	return nil
