@@ -59,20 +59,21 @@ type Daemon struct {
 	hosts []*host // by slottable.HostID
 	names map[string]slottable.HostID
 
-	events       chan event
-	exec         *executor
-	written      map[scheduler.LeaseID]string // the saved form last committed, by live lease
-	hostsWritten map[string]string
-	revs         map[scheduler.LeaseID]scheduler.Revision // of the leases as last committed
-	forgotten    []scheduler.LeaseID                      // to delete from the store at the next commit
-	over         map[scheduler.LeaseID]overSummary        // finished leases, out of the scheduler (finished.go)
-	leaving      []scheduler.LeaseID                      // finished leases committed in their last form, to release
-	rewrite      map[scheduler.LeaseID][]byte             // finished leases' compact records to commit (from older stores)
-	started      time.Time                                // on the daemon's clock
-	emu          *emulation
-	power        *powerMgr          // power driver, meter and energy controller (energy.go)
-	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
-	errs         map[scheduler.LeaseID][]string
+	events        chan event
+	exec          *executor
+	written       map[scheduler.LeaseID]string // the saved form last committed, by live lease
+	hostsWritten  map[string]string
+	revs          map[scheduler.LeaseID]scheduler.Revision // of the leases as last committed
+	forgotten     []scheduler.LeaseID                      // to delete from the store at the next commit
+	over          map[scheduler.LeaseID]overSummary        // finished leases, out of the scheduler (finished.go)
+	leaving       []scheduler.LeaseID                      // finished leases committed in their last form, to release
+	rewrite       map[scheduler.LeaseID][]byte             // finished leases' compact records to commit (from older stores)
+	finishedSince int                                      // leases finished since the store's size was last looked at
+	started       time.Time                                // on the daemon's clock
+	emu           *emulation
+	power         *powerMgr          // power driver, meter and energy controller (energy.go)
+	unknown       []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
+	errs          map[scheduler.LeaseID][]string
 
 	mu     sync.Mutex // guards health and closed
 	health error

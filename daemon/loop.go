@@ -207,6 +207,7 @@ func (d *Daemon) pass(evs []event) error {
 	}
 	d.exec.enact(t.acts)
 	d.release()
+	d.maybeCompact() // finished.go
 	d.m.decision.Observe(time.Since(began).Seconds())
 	d.updateGauges(t.now)
 	return nil

@@ -57,6 +57,7 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	if err != nil {
 		return err
 	}
+	d.finishedSince = compactEvery // finished.go: look at the file's size at the first pass
 	cfg := d.cfg.Scheduler
 	if len(saved.Leases) == 0 {
 		d.sched, err = scheduler.New(cfg, d.table, Epoch, d.log)
