@@ -213,10 +213,11 @@ const (
 )
 
 // maybeCompact compacts the store when enough leases finished since the
-// last look and the file is mostly empty; the pass waits for it (a store
-// of 10,000 finished leases compacts in a few tens of milliseconds).
-func (d *Daemon) maybeCompact() {
-	if d.finishedSince < compactEvery {
+// last look (or always) and the file is mostly empty; the pass waits for
+// it (a store of 10,000 finished leases compacts in a few tens of
+// milliseconds).
+func (d *Daemon) maybeCompact(always bool) {
+	if d.finishedSince < compactEvery && !always {
 		return
 	}
 	d.finishedSince = 0

@@ -88,6 +88,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.power.flush(d.clk.Now()) // energy.go: the hosts' energy into their records
 			if cerr := d.commitNow(); cerr != nil {
 				d.log.WithError(cerr).Error("final commit")
+			} else {
+				d.maybeCompact(true) // finished.go: leave a compact file behind
 			}
 			d.log.Info("stopped")
 			return nil
@@ -207,7 +209,7 @@ func (d *Daemon) pass(evs []event) error {
 	}
 	d.exec.enact(t.acts)
 	d.release()
-	d.maybeCompact() // finished.go
+	d.maybeCompact(false) // finished.go
 	d.m.decision.Observe(time.Since(began).Seconds())
 	d.updateGauges(t.now)
 	return nil
