@@ -1,6 +1,9 @@
 package daemon
 
 import (
+	"context"
+	"errors"
+	"github.com/bora-sched/bora/api"
 	"reflect"
 	"testing"
 	"time"
@@ -57,5 +60,95 @@ func TestOverRecordRoundTrip(t *testing.T) {
 				t.Errorf("round trip:\n got %+v\nwant %+v", *got, c.l)
 			}
 		})
+	}
+}
+
+// TestFinishedLeaseAfterRestart: on one host, A (1 VM, 10 min) runs and
+// is done; B (2 VMs) can never fit and is rejected; C, an advance
+// reservation in two hours, is cancelled. All three leave the scheduler
+// once over, and `lease show` and `lease list` give the same answers,
+// from the store, before and after a restart: state, times, hosts,
+// reason and history.
+func TestFinishedLeaseAfterRestart(t *testing.T) {
+	c := testConfig(t.TempDir(), 1)
+	d := start(t, c)
+	ctx := context.Background()
+	a, err := d.CreateLease(ctx, alice, api.LeaseRequest{Name: "a", VMs: 1, Duration: "10m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.CreateLease(ctx, alice, api.LeaseRequest{Name: "b", VMs: 2, Duration: "10m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := d.CreateLease(ctx, alice, api.LeaseRequest{Name: "c", VMs: 1, Duration: "1h", Start: "+2h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.CancelLease(ctx, alice, cl.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, a.ID, "done", func(l api.Lease) bool { return l.State == "done" })
+	ids := []uint64{a.ID, b.ID, cl.ID}
+	before := map[uint64]api.Lease{}
+	for _, id := range ids {
+		// The lease is over once its clean-up has run: then it leaves the scheduler.
+		deadline := time.Now().Add(10 * time.Second)
+		for gone := false; !gone; {
+			v, _ := d.call(ctx, func(*tx) (any, error) { return d.sched.Lease(id) == nil, nil })
+			gone = v.(bool)
+			if !gone && time.Now().After(deadline) {
+				t.Fatalf("lease %d, over, is still in the scheduler", id)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		before[id], err = d.GetLease(ctx, alice, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	listBefore, err := d.ListLeases(ctx, alice, api.LeaseFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.stop(t)
+	d2 := start(t, c)
+	for _, id := range ids {
+		got, err := d2.GetLease(ctx, alice, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, before[id]) {
+			t.Errorf("lease %d after a restart:\n got %+v\nwant %+v", id, got, before[id])
+		}
+	}
+	listAfter, err := d2.ListLeases(ctx, alice, api.LeaseFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(listAfter, listBefore) || len(listAfter) != 3 {
+		t.Errorf("lease list after a restart:\n got %+v\nwant %+v", listAfter, listBefore)
+	}
+	// A ran from 00:00 to 00:10 on h0 (no enactment overhead configured).
+	ga := before[a.ID]
+	if ga.State != "done" || ga.Start == nil || !ga.Start.Equal(simStart) || ga.End == nil ||
+		!ga.End.Equal(simStart.Add(10*time.Minute)) || len(ga.Hosts) != 1 || ga.Hosts[0] != "h0" ||
+		states(ga) != "pending,queued,scheduled,running,done" {
+		t.Errorf("A: %s %v-%v on %v, history %s", ga.State, ga.Start, ga.End, ga.Hosts, states(ga))
+	}
+	if g := before[b.ID]; g.State != "rejected" || g.Reason != "larger-than-cluster" || g.End == nil {
+		t.Errorf("B: %s (%s)", g.State, g.Reason)
+	}
+	if g := before[cl.ID]; g.State != "cancelled" || g.Reason != "cancelled-by-user" || g.Start != nil {
+		t.Errorf("C: %s (%s), start %v", g.State, g.Reason, g.Start)
+	}
+	if _, err := d2.CancelLease(ctx, alice, a.ID); !errors.Is(err, api.ErrConflict) {
+		t.Errorf("cancel of a finished lease after a restart: %v, want a conflict", err)
+	}
+	if _, err := d2.GetLease(ctx, bob, a.ID); !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("bob shown alice's finished lease: %v", err)
+	}
+	if l, err := d2.ListLeases(ctx, alice, api.LeaseFilter{State: "rejected"}); err != nil || len(l) != 1 || l[0].ID != b.ID {
+		t.Errorf("list of rejected leases: %+v, %v", l, err)
 	}
 }
