@@ -3,11 +3,11 @@ package daemon
 import (
 	"context"
 	"errors"
-	"github.com/bora-sched/bora/api"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
 )
