@@ -171,7 +171,6 @@ func BenchmarkFinishedLeases(b *testing.B) {
 	}
 }
 
-
 // heapProfile writes a heap profile to $BORA_HEAP_PROFILE.name, if set.
 func heapProfile(tb testing.TB, name string) {
 	prefix := os.Getenv("BORA_HEAP_PROFILE")
