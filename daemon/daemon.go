@@ -66,6 +66,7 @@ type Daemon struct {
 	revs          map[scheduler.LeaseID]scheduler.Revision // of the leases as last committed
 	forgotten     []scheduler.LeaseID                      // to delete from the store at the next commit
 	over          map[scheduler.LeaseID]overSummary        // finished leases, out of the scheduler (finished.go)
+	tally         overTally                                // of the finished leases, for the counters (finished.go)
 	leaving       []scheduler.LeaseID                      // finished leases committed in their last form, to release
 	rewrite       map[scheduler.LeaseID][]byte             // finished leases' compact records to commit (from older stores)
 	finishedSince int                                      // leases finished since the store's size was last looked at

@@ -186,9 +186,37 @@ func summarize(l *scheduler.Lease) overSummary {
 	return s
 }
 
+// overTally is what the counters need of the finished leases, kept as
+// they finish and are forgotten, so that a pass does not walk them all.
+type overTally struct {
+	byState                   map[scheduler.State]int
+	preemptions, preemptedVMs int
+	overhead                  time.Duration
+	waits                     []energy.Finished // of external leases that started; rebuilt when leases are forgotten
+}
+
+// tally adds (sign 1) or takes away (sign -1) one finished lease.
+func (t *overTally) tally(s overSummary, sign int) {
+	if t.byState == nil {
+		t.byState = map[scheduler.State]int{}
+	}
+	t.byState[s.state] += sign
+	t.preemptions += sign * s.preemptions
+	t.preemptedVMs += sign * s.preemptions * s.vms
+	t.overhead += time.Duration(sign) * s.overhead
+	if s.counted && sign > 0 {
+		t.waits = append(t.waits, energy.Finished{Wait: s.wait, Duration: s.dur})
+	}
+}
+
 // addOver records that lease l is finished (after its record is committed).
 func (d *Daemon) addOver(l *scheduler.Lease) {
-	d.over[l.ID] = summarize(l)
+	s := summarize(l)
+	if old, ok := d.over[l.ID]; ok {
+		d.tally.tally(old, -1)
+	}
+	d.over[l.ID] = s
+	d.tally.tally(s, 1)
 }
 
 // release takes the finished leases whose last form is committed out of
@@ -264,22 +292,17 @@ func (d *Daemon) lookup(id scheduler.LeaseID) (*scheduler.Lease, error) {
 
 // countOver adds the finished leases to the counters.
 func (d *Daemon) countOver(c *counts) {
-	for _, s := range d.over {
-		c.byState[string(s.state)]++
-		c.preemptions += s.preemptions
-		c.preemptedVMs += s.preemptions * s.vms
-		c.overhead += s.overhead
+	for st, n := range d.tally.byState {
+		c.byState[string(st)] += n
 	}
+	c.preemptions += d.tally.preemptions
+	c.preemptedVMs += d.tally.preemptedVMs
+	c.overhead += d.tally.overhead
 }
 
 // overWaits are the finished external leases' waits, for the violation rate.
 func (d *Daemon) overWaits(fin []energy.Finished) []energy.Finished {
-	for _, s := range d.over {
-		if s.counted {
-			fin = append(fin, energy.Finished{Wait: s.wait, Duration: s.dur})
-		}
-	}
-	return fin
+	return append(fin, d.tally.waits...)
 }
 
 // forgetOver drops the finished leases that ended before cutoff, and
@@ -289,8 +312,17 @@ func (d *Daemon) forgetOver(cutoff time.Time) []scheduler.LeaseID {
 	for id, s := range d.over {
 		if !s.end.IsZero() && s.end.Before(cutoff) {
 			gone = append(gone, id)
+			d.tally.tally(s, -1)
 			delete(d.over, id)
 			delete(d.rewrite, id)
+		}
+	}
+	if len(gone) > 0 {
+		d.tally.waits = d.tally.waits[:0]
+		for _, s := range d.over {
+			if s.counted {
+				d.tally.waits = append(d.tally.waits, energy.Finished{Wait: s.wait, Duration: s.dur})
+			}
 		}
 	}
 	return gone
