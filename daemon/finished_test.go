@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
+	"github.com/bora-sched/bora/store"
 )
 
 // TestOverRecordRoundTrip: a finished lease's compact record gives back
@@ -150,5 +152,63 @@ func TestFinishedLeaseAfterRestart(t *testing.T) {
 	}
 	if l, err := d2.ListLeases(ctx, alice, api.LeaseFilter{State: "rejected"}); err != nil || len(l) != 1 || l[0].ID != b.ID {
 		t.Errorf("list of rejected leases: %+v, %v", l, err)
+	}
+}
+
+// TestOlderStoreFinishedLease: a finished lease stored by an older borad
+// in the scheduler's full form is read as finished (it stays out of the
+// scheduler), shown as before, and rewritten as a compact record at the
+// first commit.
+func TestOlderStoreFinishedLease(t *testing.T) {
+	c := testConfig(t.TempDir(), 1)
+	d := start(t, c)
+	ctx := context.Background()
+	a, err := d.CreateLease(ctx, alice, api.LeaseRequest{Name: "a", VMs: 1, Duration: "10m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, d, a.ID, "done", func(l api.Lease) bool { return l.State == "done" })
+	d.stop(t)
+	// Write lease a back in the form an older borad stored it in.
+	st, err := store.Open(c.Daemon.Store, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := st.Lease(a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok, err := decodeOver(data)
+	if err != nil || !ok {
+		t.Fatalf("lease %d is not stored compactly: %v %s", a.ID, err, data)
+	}
+	old, err := json.Marshal(scheduler.SavedLease{Lease: *l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(store.Batch{Leases: map[uint64][]byte{a.ID: old}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d2 := start(t, c)
+	got, err := d2.GetLease(ctx, alice, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != "done" || got.End == nil || !got.End.Equal(simStart.Add(10*time.Minute)) {
+		t.Errorf("lease from an older store: %s, end %v", got.State, got.End)
+	}
+	v, _ := d2.call(ctx, func(*tx) (any, error) { return d2.sched.Lease(a.ID) == nil, nil })
+	if !v.(bool) {
+		t.Error("a finished lease from an older store is in the scheduler")
+	}
+	data, err = d2.store.Lease(a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := decodeOver(data); !ok {
+		t.Errorf("not rewritten compactly at the first commit: %s", data)
 	}
 }
