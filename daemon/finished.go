@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -162,6 +163,11 @@ func decodeOver(data []byte) (l *scheduler.Lease, ok bool, err error) {
 	return l, true, nil
 }
 
+// errNotFinished is returned when the store holds a live lease's record
+// where the daemon expects a finished one's (the store was changed behind
+// its back).
+var errNotFinished = errors.New("not a finished lease's record")
+
 // overSummary is what the daemon keeps in memory of a finished lease.
 type overSummary struct {
 	state       scheduler.State
@@ -273,7 +279,7 @@ func (d *Daemon) overLease(id scheduler.LeaseID) (*scheduler.Lease, error) {
 	}
 	l, ok, err := decodeOver(data)
 	if err == nil && !ok {
-		err = fmt.Errorf("not a finished lease's record")
+		err = errNotFinished
 	}
 	if err != nil {
 		return nil, fmt.Errorf("state store: lease %d: %w", id, err)

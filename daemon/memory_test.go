@@ -22,7 +22,7 @@ const churnHosts = 64
 // churn submits n one-minute, one-VM best-effort leases to the daemon in
 // waves of a few per host, each wave once the one before has finished, so
 // that all n end done. It returns the daemon, still running.
-func churn(tb testing.TB, c config.Config, n int) *Daemon {
+func churn(tb testing.TB, c config.Config, n int) *quiet {
 	tb.Helper()
 	d := startQuiet(tb, c)
 	ctx := context.Background()
@@ -37,7 +37,7 @@ func churn(tb testing.TB, c config.Config, n int) *Daemon {
 			}
 			last = l.ID
 		}
-		waitDone(tb, d, last)
+		waitDone(tb, d.Daemon, last)
 		done += k
 	}
 	// Every lease of a wave ends by the time its last one does, but the
@@ -86,7 +86,7 @@ type quiet struct {
 	done   chan error
 }
 
-func startQuiet(tb testing.TB, c config.Config) *Daemon {
+func startQuiet(tb testing.TB, c config.Config) *quiet {
 	tb.Helper()
 	lg := logrus.New()
 	lg.SetOutput(io.Discard)
@@ -97,17 +97,12 @@ func startQuiet(tb testing.TB, c config.Config) *Daemon {
 	ctx, cancel := context.WithCancel(context.Background())
 	q := &quiet{Daemon: d, cancel: cancel, done: make(chan error, 1)}
 	go func() { q.done <- d.Run(ctx) }()
-	loops[d] = q
-	return d
+	return q
 }
 
-// loops maps the daemons startQuiet started to their loops.
-var loops = map[*Daemon]*quiet{}
-
-func stopQuiet(tb testing.TB, d *Daemon) {
+// stop stops the loop (which closes the store).
+func (q *quiet) stop(tb testing.TB) {
 	tb.Helper()
-	q := loops[d]
-	delete(loops, d)
 	q.cancel()
 	if err := <-q.done; err != nil {
 		tb.Fatal(err)
@@ -158,7 +153,7 @@ func BenchmarkFinishedLeases(b *testing.B) {
 		}
 		b.ReportMetric(float64(heapInUse())/(1<<20), "heap-MB")
 		heapProfile(b, "churn")
-		stopQuiet(b, d)
+		d.stop(b)
 		b.ReportMetric(storePerLease(b, c, n), "store-B/lease")
 		d = startQuiet(b, c)
 		if _, err := d.Stats(context.Background(), admin); err != nil {
@@ -166,7 +161,7 @@ func BenchmarkFinishedLeases(b *testing.B) {
 		}
 		b.ReportMetric(float64(heapInUse())/(1<<20), "restart-heap-MB")
 		heapProfile(b, "restart")
-		stopQuiet(b, d)
+		d.stop(b)
 		b.ReportMetric(storePerLease(b, c, n), "restart-store-B/lease")
 	}
 }
@@ -198,7 +193,7 @@ func TestStorePerFinishedLease(t *testing.T) {
 	const n = 1000
 	c := churnConfig(t.TempDir())
 	d := churn(t, c, n)
-	stopQuiet(t, d)
+	d.stop(t)
 	if b := storePerLease(t, c, n); b > 1536 {
 		t.Errorf("store: %.0f bytes per finished lease, want at most 1536", b)
 	}
@@ -210,7 +205,7 @@ func TestStorePerFinishedLease(t *testing.T) {
 	if st.Leases["done"] != n {
 		t.Errorf("after a restart, %d leases done, want %d", st.Leases["done"], n)
 	}
-	stopQuiet(t, d)
+	d.stop(t)
 	if b := storePerLease(t, c, n); b > 1536 {
 		t.Errorf("store after a restart: %.0f bytes per finished lease, want at most 1536", b)
 	}
