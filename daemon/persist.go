@@ -109,7 +109,6 @@ func (d *Daemon) splitLeases(saved *store.State) ([]scheduler.SavedLease, error)
 		}
 		leases = append(leases, sl)
 		d.written[sl.ID] = string(data) // a terminal one still has its shutdown to do
-
 	}
 	return leases, nil
 }
