@@ -659,6 +659,7 @@ func (p *powerMgr) violationRate() float64 {
 			fin = append(fin, energy.Finished{Wait: l.FirstStart.Sub(l.Submitted), Duration: l.Req.Duration})
 		}
 	}
+	fin = p.d.overWaits(fin) // finished.go
 	rate, _ := energy.ViolationRate(fin, p.alpha)
 	return rate
 }

@@ -97,6 +97,7 @@ func (d *Daemon) count(now time.Time) counts {
 		c.preemptedVMs += l.Preemptions * l.Req.VMs
 		c.overhead += l.Overhead
 	}
+	d.countOver(&c) // finished.go
 	c.usedOn = make([]int64, len(d.hosts))
 	for i, h := range d.hosts {
 		c.usedOn[i] = d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // energy.go: not a host's power reservation
