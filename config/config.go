@@ -34,8 +34,8 @@ type Config struct {
 }
 
 // Default is the configuration with nothing set: the reference values of
-// models.md, 144 single-core hosts of 1024 MB (the SDSC Blue Horizon
-// experiments), and the trace defaults of formats.md.
+// docs/models.md, 144 single-core hosts of 1024 MB (the SDSC Blue Horizon
+// experiments), and the trace defaults of docs/formats.md §1 and §4.
 func Default() Config {
 	c := Config{
 		Scheduler: scheduler.DefaultConfig(),

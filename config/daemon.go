@@ -151,7 +151,7 @@ type Jobs struct {
 // Emulation feeds a workload to the daemon: each request is submitted at
 // its arrival time after the daemon starts (for demos and CI).
 type Emulation struct {
-	Workload string `yaml:"workload"` // a trace file (formats.md); relative to the config file
+	Workload string `yaml:"workload"` // a trace file (docs/formats.md); relative to the config file
 	User     string `yaml:"user"`     // whose leases they are
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/bora-sched/bora/sim"
 )
 
-// Energy is energy management (models.md section 5), for bora simulate
+// Energy is energy management (docs/models.md §5), for bora simulate
 // and borad alike:
 //
 //	energy:
@@ -41,7 +41,7 @@ type Energy struct {
 	// keeps only its switching on and the idle rule, for experiments.
 	Consolidate bool `yaml:"consolidate"`
 	// ExternalArrivals has the policy decide on each arriving external
-	// lease too (models.md: local arrivals and the tick only).
+	// lease too (docs/models.md §5: local arrivals and the tick only).
 	ExternalArrivals  bool `yaml:"external_arrivals"`
 	energy.PowerModel `yaml:",inline"`
 	Fuzzy             energy.FuzzyConfig `yaml:"fuzzy"`

@@ -18,7 +18,7 @@ import (
 	"github.com/bora-sched/bora/slottable"
 )
 
-// powerMgr is borad's power management (models.md section 5): the power
+// powerMgr is borad's power management (docs/models.md §5): the power
 // driver (power.driver), the meter of every host's energy, and the energy
 // controller (package energyctl, energy.policy) that the simulator runs
 // too. The scheduler plans with power reservations (a host off holds its

@@ -1,4 +1,4 @@
-// Package energy is bora's energy management (models.md section 5): the
+// Package energy is bora's energy management (docs/models.md §5): the
 // power states of hosts and the energy they draw, the fuzzy controller of
 // PEMP, and the policies that decide when hosts are switched on and off
 // (always-on, gesp, sesp, pemp).
@@ -12,7 +12,7 @@
 //
 //   - System (fuzzy.go): triangular sets, singleton fuzzifier, product
 //     inference, weighted-average defuzzifier; DefaultSystem is the
-//     models.md rule base, FuzzyConfig its configuration form.
+//     rule base of docs/models.md §5, FuzzyConfig its configuration form.
 //   - PowerModel and Meter (power.go, meter.go): watts per state (idle and
 //     busy interpolated by the host's busy fraction), the legal cycle
 //     off -> booting -> on -> shutting-down -> off, and the exact integral

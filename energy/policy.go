@@ -92,8 +92,8 @@ type Params struct {
 	Fuzzy *System       // PEMP's controller; nil: DefaultSystem
 }
 
-// DefaultParams returns alpha 5 (models.md), a grace period of 5 minutes
-// (models.md leaves it open) and the default fuzzy system.
+// DefaultParams returns alpha 5 (docs/models.md §5), a grace period of 5
+// minutes (the source leaves it open) and the default fuzzy system.
 func DefaultParams() Params {
 	return Params{Alpha: DefaultAlpha, Grace: 5 * time.Minute}
 }
@@ -263,7 +263,7 @@ func (s *SESP) Decide(in Input) Decision {
 	return d
 }
 
-// PEMP is the fuzzy controller of models.md section 5. With f the output
+// PEMP is the fuzzy controller of docs/models.md §5. With f the output
 // of the fuzzy system for (V, C) and n = Need:
 //
 //	f <= 1: SwitchOn = min(Off, ceil(n*(1-f))), Preempt = n - SwitchOn;

@@ -47,8 +47,8 @@ func ParseState(s string) (drivers.PowerState, error) {
 	return "", fmt.Errorf("%w %q (valid: off, booting, on, shutting-down)", ErrUnknownState, s)
 }
 
-// ReferenceWatts is the power of a switched-on host in models.md section
-// 5 (the SPECpower figure).
+// ReferenceWatts is the power of a switched-on host in docs/models.md
+// §5 (the SPECpower figure).
 const ReferenceWatts = 117
 
 // PowerModel says how much power a host draws in each state and how long
@@ -69,8 +69,8 @@ type PowerModel struct {
 
 // DefaultPowerModel returns the reference model: 117 W for a switched-on
 // host, idle or busy; booting and shutting down at the same 117 W; 0 W
-// when off; 2 minutes to boot and 1 minute to shut down (models.md leaves
-// the times to configuration; these are typical of a server with a
+// when off; 2 minutes to boot and 1 minute to shut down (docs/models.md §5
+// leaves the times to configuration; these are typical of a server with a
 // network boot).
 func DefaultPowerModel() PowerModel {
 	return PowerModel{

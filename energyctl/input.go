@@ -11,7 +11,7 @@ import (
 
 // input is what the policy sees at now for a request of n hosts (n = 0:
 // none) starting at start, computed from the live scheduler state as
-// models.md section 5 says:
+// docs/models.md §5 says:
 //
 //   - V over the external leases waiting in the queue (never started),
 //     each weighted by its VMs, with its requested duration and the time
@@ -120,7 +120,7 @@ func (c *Controller) localNeed(t time.Time) int {
 	return len(hosts)
 }
 
-// hostsFor is n of models.md: how many hosts a request of vms VMs of cpu
+// hostsFor is n of docs/models.md §5: how many hosts a request of vms VMs of cpu
 // and memory needs, filling the largest hosts first.
 func (c *Controller) hostsFor(vms int, cpu, memory int64) int {
 	var per []int

@@ -9,7 +9,7 @@ import (
 )
 
 // Deadlines of preempted leases. A migratable lease with a deadline is
-// guaranteed its duration and its deadline (models.md section 1): when it
+// guaranteed its duration and its deadline (docs/models.md §1): when it
 // is preempted it must still be able to end by its deadline. Two rules
 // keep that promise:
 //

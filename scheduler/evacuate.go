@@ -9,7 +9,7 @@ import (
 )
 
 // Evacuate empties host h at now so that it can be switched off
-// (consolidation, models.md section 5): every lease with a reservation on
+// (consolidation, docs/models.md §5): every lease with a reservation on
 // it from now on is moved off it according to its class, and h is closed
 // so that nothing new is placed there. Once its last reservation is over,
 // PowerOff switches it off.

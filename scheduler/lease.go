@@ -9,7 +9,7 @@ import (
 // LeaseID names a lease; the scheduler assigns them from 1 upwards.
 type LeaseID = uint64
 
-// State is where a lease is in its life (product.md "Leases").
+// State is where a lease is in its life (docs/models.md §1).
 type State string
 
 // The lease states.

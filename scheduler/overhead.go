@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Overheads holds the parameters of the overhead model (models.md section 2).
+// Overheads holds the parameters of the overhead model (docs/models.md §2).
 // Rates and bandwidth are MB/s.
 type Overheads struct {
 	SuspendRate float64       // s: memory written per second when suspending
@@ -23,7 +23,7 @@ type Overheads struct {
 	ResumeOverride  time.Duration
 }
 
-// DefaultOverheads are the reference values of models.md section 2:
+// DefaultOverheads are the reference values of docs/models.md §2:
 // s = 6.36 MB/s, r = 8.12 MB/s, t_p = 5 ms, delta = 2.3 s, and a bandwidth
 // that copies a 1024 MB image in 160.2 s (1024/160.2 = 6.392 MB/s).
 func DefaultOverheads() Overheads {
@@ -123,7 +123,7 @@ func (o Overheads) SuspendResume(mems []int64) time.Duration {
 	return o.Suspend(mems) + o.Resume(mems)
 }
 
-// Migrate is the migratable preemption overhead of models.md section 2:
+// Migrate is the migratable preemption overhead of docs/models.md §2:
 //
 //	h(L) = sum_j t_copy^j + t_s^1 + sum_{j=2..v} max(t_s^j, t_r^{j-1}) + t_r^v + 2*v*t_p + delta
 //

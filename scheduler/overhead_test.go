@@ -12,7 +12,7 @@ func ms(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
 func TestOverheadFormulas(t *testing.T) {
 	ref := DefaultOverheads()
-	// The reference without pause and delta, as models.md quotes it.
+	// The reference without pause and delta, as docs/models.md §2 quotes it.
 	bare := ref
 	bare.Pause, bare.Delta = 0, 0
 	cases := []struct {
@@ -35,7 +35,7 @@ func TestOverheadFormulas(t *testing.T) {
 		// h = 2*2*0.005 + 2.3 + 2*(161.006+126.108) = 576.549 s
 		{"suspendable, two VMs", ref.SuspendResume([]int64{1024, 1024}), 576549 * time.Millisecond},
 		// v = 1, no t_p or delta: 160.2 + 161.00629 + 126.10837 = 447.31466 s
-		// (models.md: 447.3 s)
+		// (docs/models.md §2: 447.3 s)
 		{"migratable, one VM, bare", bare.Migrate([]int64{1024}), 447315 * time.Millisecond},
 		// v = 1 with t_p and delta: 447.31466 + 2*0.005 + 2.3 = 449.62466 s
 		{"migratable, one VM", ref.Migrate([]int64{1024}), 449625 * time.Millisecond},

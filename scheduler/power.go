@@ -9,7 +9,7 @@ import (
 	"github.com/bora-sched/bora/slottable"
 )
 
-// Power management (models.md section 5) as the slot table sees it. A
+// Power management (docs/models.md §5) as the slot table sees it. A
 // host that is off, booting or shutting down holds one reservation of
 // kind slottable.KindPower for its whole capacity, with lease 0 (no
 // lease has that ID, so the preemption search never takes it for a

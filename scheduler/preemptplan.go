@@ -57,7 +57,7 @@ func (s *Scheduler) preemptFor(l *Lease, from, until time.Time, total time.Durat
 
 // preemptQueued makes room for queued local lease l at from (its earliest
 // start) by preempting external leases, and plans it there: local leases
-// take the machines they need from external ones (models.md section 3),
+// take the machines they need from external ones (docs/models.md §3),
 // whatever their kind. It does so only if l then starts before
 // placement p, where it fits without preempting (if fits), and before was
 // (if not zero). It reports whether l got a plan; when not, nothing

@@ -8,7 +8,7 @@ import (
 // Kind is when a lease may start.
 type Kind string
 
-// The lease kinds of models.md section 1.
+// The lease kinds of docs/models.md §1.
 const (
 	AdvanceReservation Kind = "advance-reservation" // exact start; accept or reject
 	Immediate          Kind = "immediate"           // start now or reject
@@ -19,7 +19,7 @@ const (
 // Class is what preempting a lease does to it.
 type Class string
 
-// The preemption classes of models.md section 1.
+// The preemption classes of docs/models.md §1.
 const (
 	Cancellable    Class = "cancellable"
 	Suspendable    Class = "suspendable"

@@ -1,7 +1,7 @@
 // Package sim is bora's discrete-event simulator: it runs the real
 // scheduler (package scheduler) over a list of requests on a simulated
 // clock, plays the part of the driver, and returns a report.Report with
-// the metrics of models.md section 7, the lease table, the Gantt
+// the metrics of docs/models.md §7, the lease table, the Gantt
 // intervals and the utilisation samples.
 //
 // # Use

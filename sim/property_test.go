@@ -120,7 +120,7 @@ func propConfig(rng *rand.Rand) scheduler.Config {
 	c.Requeue = rng.IntN(2) == 0
 	c.Mapper = pickOne(rng, "pack", "spread")
 	some := func(n int) bool { return rng.IntN(n) == 0 }
-	if some(3) { // the GlusterFS testbed of models.md section 2
+	if some(3) { // the GlusterFS testbed of docs/models.md §2
 		c.Overheads.SuspendRate, c.Overheads.ResumeRate = 40, 40
 	}
 	if some(3) {

@@ -7,7 +7,7 @@ import (
 	"github.com/bora-sched/bora/scheduler/preempt"
 )
 
-// Reference overheads (models.md section 2) for a 1024 MB VM:
+// Reference overheads (docs/models.md §2) for a 1024 MB VM:
 //   t_s = 1024/6.36 = 161.006289 s, t_r = 1024/8.12 = 126.108374 s,
 //   t_p = 0.005 s, delta = 2.3 s.
 //   L^s(1 VM) = 0.005 + 161.006289 + 2.3 = 163.311289 s
@@ -540,7 +540,7 @@ func TestScenarioDeadlinePreemptsLater(t *testing.T) {
 }
 
 // A local best-effort lease takes the machines it needs from external
-// leases (models.md section 3): it preempts unless the policy is NOP, in
+// leases (docs/models.md §3): it preempts unless the policy is NOP, in
 // which case it waits in the queue.
 func TestScenarioLocalBestEffortPreempts(t *testing.T) {
 	cases := []struct {

@@ -40,11 +40,11 @@ func newSimulateCmd() *cobra.Command {
 		Use:   "simulate --trace FILE [flags]",
 		Short: "run the scheduler over a trace on a simulated clock and print the metrics",
 		Long: `Run the scheduler over a trace (SWF, LWF XML, LWF lines, or bora's JSON/YAML)
-on a simulated clock and print the metrics of models.md section 7.
+on a simulated clock and print the metrics of docs/models.md §7.
 
 A comma-separated --policy, --backfilling or --energy runs one simulation per
 value, in parallel, and prints them side by side. With --energy the hosts are
-switched on and off by the energy policy (models.md section 5) and the report
+switched on and off by the energy policy (docs/models.md §5) and the report
 adds energy_kwh and violation_rate.`,
 		Example: `  bora simulate --trace testdata/traces/sdsc-blue-30days.swf \
       --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512
