@@ -115,8 +115,9 @@ func (s *Scheduler) inTheWay(l *Lease, p *phase, rest []phase, delta time.Durati
 // ErrHostBusy.
 func (s *Scheduler) lengthen(l *Lease, until time.Time, delta time.Duration) error {
 	p := &l.plan[l.cur]
+	own := func(r slottable.Reservation) bool { return r.Lease == l.ID } // its later phases move too
 	for _, id := range p.res {
-		if r, ok := s.table.Get(id); ok && !s.roomFor(r.Host, p.end, until, r.Res, nil) {
+		if r, ok := s.table.Get(id); ok && !s.roomFor(r.Host, p.end, until, r.Res, own) {
 			return fmt.Errorf("lease %d's %s on host %d until %s: %w", l.ID, p.kind, r.Host, stamp(until), ErrHostBusy)
 		}
 	}
