@@ -11,15 +11,15 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bora-sched/bora/cluster"
 	"github.com/bora-sched/bora/scheduler"
-	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workload"
 )
 
 // Config is everything a bora configuration file sets.
 type Config struct {
 	Scheduler scheduler.Config
-	Cluster   sim.Cluster      // the simulated cluster (bora simulate)
+	Cluster   cluster.Shape    // the simulated cluster (bora simulate)
 	Workload  workload.Options // how traces become leases
 	Energy    Energy           // energy management, simulated and in borad (energy.go)
 
@@ -39,7 +39,7 @@ type Config struct {
 func Default() Config {
 	c := Config{
 		Scheduler: scheduler.DefaultConfig(),
-		Cluster:   sim.Cluster{Hosts: 144, CPU: 100, Memory: 1024},
+		Cluster:   cluster.Shape{Hosts: 144, CPU: 100, Memory: 1024},
 		Workload:  workload.DefaultOptions(),
 		Energy:    DefaultEnergy(),
 	}
