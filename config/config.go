@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bora-sched/bora/cluster"
+	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/workload"
 )
@@ -285,9 +286,9 @@ func megabytes(field func(*Config) *int64) func(*Config, string) error {
 // Its errors are *FieldError naming the dotted key.
 func (c Config) Validate() error {
 	if err := c.Scheduler.Validate(); err != nil {
-		var fe *scheduler.FieldError
+		var fe *fielderr.Error
 		if errors.As(err, &fe) {
-			return fieldErr("scheduler."+fe.Field, fe.Msg)
+			return fieldErr("scheduler."+fe.Path, fe.Msg)
 		}
 		return fieldErr("scheduler", err.Error())
 	}
