@@ -13,8 +13,9 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/bora-sched/bora/drivers/libvirt"
-	"github.com/bora-sched/bora/drivers/opennebula"
+	"github.com/bora-sched/bora/drivers/opennebula/onecfg"
 	"github.com/bora-sched/bora/drivers/power"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // Daemon is how borad runs: its store, clock, logs and operation bounds.
@@ -83,10 +84,10 @@ type HostSpec struct {
 
 // DriverConfig chooses and configures the VM driver.
 type DriverConfig struct {
-	Name       string            `yaml:"name"` // fake | libvirt | opennebula
-	Fake       FakeConfig        `yaml:"fake"`
-	Libvirt    libvirt.Config    `yaml:"libvirt"`
-	OpenNebula opennebula.Config `yaml:"opennebula"`
+	Name       string         `yaml:"name"` // fake | libvirt | opennebula
+	Fake       FakeConfig     `yaml:"fake"`
+	Libvirt    libvirt.Config `yaml:"libvirt"`
+	OpenNebula onecfg.Config  `yaml:"opennebula"`
 }
 
 // FakeConfig is the emulation driver's.
@@ -164,7 +165,7 @@ func defaultDaemonSections() (Daemon, APIConfig, DriverConfig, PowerConfig, Jobs
 	return Daemon{Store: "/var/lib/bora/bora.db", Clock: "real", Speed: 1, LogFormat: "text", LogLevel: "info",
 			OpTimeout: 10 * time.Minute, OpRetries: 2, ShutdownTimeout: 30 * time.Second, ShutdownGrace: 30 * time.Second},
 		APIConfig{Socket: "/run/bora/bora.sock", SocketMode: "0660", MaxBody: 1 << 20},
-		DriverConfig{Name: "fake", OpenNebula: opennebula.DefaultConfig()},
+		DriverConfig{Name: "fake", OpenNebula: onecfg.DefaultConfig()},
 		PowerConfig{Driver: "none", Timeout: 2 * time.Minute},
 		Jobs{Accounting: "@every 1m", AccountingRetention: 30 * 24 * time.Hour, Compaction: "@daily",
 			LeaseRetention: 90 * 24 * time.Hour, Snapshot: "@hourly", SnapshotKeep: 24}
@@ -289,9 +290,9 @@ func (c Config) validateRest() error {
 		}
 	case "opennebula":
 		if err := c.Driver.OpenNebula.Validate(); err != nil {
-			var ce *opennebula.ConfigError
-			if errors.As(err, &ce) {
-				return fieldErr(ce.Field, ce.Msg)
+			var fe *fielderr.Error
+			if errors.As(err, &fe) {
+				return fieldErr(fe.Path, fe.Msg)
 			}
 			return fieldErr("driver.opennebula", err.Error())
 		}
