@@ -12,7 +12,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/bora-sched/bora/drivers/libvirt"
+	"github.com/bora-sched/bora/drivers/libvirt/libvirtcfg"
 	"github.com/bora-sched/bora/drivers/opennebula/onecfg"
 	"github.com/bora-sched/bora/drivers/power"
 	"github.com/bora-sched/bora/fielderr"
@@ -84,10 +84,10 @@ type HostSpec struct {
 
 // DriverConfig chooses and configures the VM driver.
 type DriverConfig struct {
-	Name       string         `yaml:"name"` // fake | libvirt | opennebula
-	Fake       FakeConfig     `yaml:"fake"`
-	Libvirt    libvirt.Config `yaml:"libvirt"`
-	OpenNebula onecfg.Config  `yaml:"opennebula"`
+	Name       string            `yaml:"name"` // fake | libvirt | opennebula
+	Fake       FakeConfig        `yaml:"fake"`
+	Libvirt    libvirtcfg.Config `yaml:"libvirt"`
+	OpenNebula onecfg.Config     `yaml:"opennebula"`
 }
 
 // FakeConfig is the emulation driver's.
@@ -282,9 +282,9 @@ func (c Config) validateRest() error {
 	case "fake":
 	case "libvirt":
 		if err := c.Driver.Libvirt.Validate(); err != nil {
-			var fe *libvirt.FieldError
+			var fe *fielderr.Error
 			if errors.As(err, &fe) {
-				return fieldErr("driver.libvirt."+fe.Field, fe.Problem)
+				return fieldErr("driver.libvirt."+fe.Path, fe.Msg)
 			}
 			return fieldErr("driver.libvirt", err.Error())
 		}
