@@ -283,7 +283,7 @@ func megabytes(field func(*Config) *int64) func(*Config, string) error {
 }
 
 // Validate checks every section.
-// Its errors are *FieldError naming the dotted key.
+// Its errors are *fielderr.Error naming the dotted key.
 func (c Config) Validate() error {
 	if err := c.Scheduler.Validate(); err != nil {
 		var fe *fielderr.Error

@@ -105,7 +105,7 @@ func (e Energy) Validate() error {
 	return nil
 }
 
-// energyKey turns an energy.FieldError into a FieldError naming the key.
+// energyKey turns an energy.FieldError into a *fielderr.Error naming the key.
 func energyKey(err error) error {
 	var fe *energy.FieldError
 	if !errors.As(err, &fe) {
