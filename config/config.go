@@ -11,15 +11,16 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bora-sched/bora/cluster"
+	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
-	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workload"
 )
 
 // Config is everything a bora configuration file sets.
 type Config struct {
 	Scheduler scheduler.Config
-	Cluster   sim.Cluster      // the simulated cluster (bora simulate)
+	Cluster   cluster.Shape    // the simulated cluster (bora simulate)
 	Workload  workload.Options // how traces become leases
 	Energy    Energy           // energy management, simulated and in borad (energy.go)
 
@@ -39,7 +40,7 @@ type Config struct {
 func Default() Config {
 	c := Config{
 		Scheduler: scheduler.DefaultConfig(),
-		Cluster:   sim.Cluster{Hosts: 144, CPU: 100, Memory: 1024},
+		Cluster:   cluster.Shape{Hosts: 144, CPU: 100, Memory: 1024},
 		Workload:  workload.DefaultOptions(),
 		Energy:    DefaultEnergy(),
 	}
@@ -282,12 +283,12 @@ func megabytes(field func(*Config) *int64) func(*Config, string) error {
 }
 
 // Validate checks every section.
-// Its errors are *FieldError naming the dotted key.
+// Its errors are *fielderr.Error naming the dotted key.
 func (c Config) Validate() error {
 	if err := c.Scheduler.Validate(); err != nil {
-		var fe *scheduler.FieldError
+		var fe *fielderr.Error
 		if errors.As(err, &fe) {
-			return fieldErr("scheduler."+fe.Field, fe.Msg)
+			return fieldErr("scheduler."+fe.Path, fe.Msg)
 		}
 		return fieldErr("scheduler", err.Error())
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/energy"
+	"github.com/bora-sched/bora/energyctl"
 	"github.com/bora-sched/bora/scheduler"
-	"github.com/bora-sched/bora/sim"
 )
 
 // Energy is energy management (docs/models.md §5), for bora simulate
@@ -52,7 +52,7 @@ type Energy struct {
 // 117 W per switched-on host, 2 minutes to boot and 1 to shut down.
 func DefaultEnergy() Energy {
 	p := energy.DefaultParams()
-	return Energy{WaitingFactor: p.Alpha, Grace: p.Grace, Tick: sim.DefaultTick, Consolidate: true, PowerModel: energy.DefaultPowerModel()}
+	return Energy{WaitingFactor: p.Alpha, Grace: p.Grace, Tick: energyctl.DefaultTick, Consolidate: true, PowerModel: energy.DefaultPowerModel()}
 }
 
 // Params returns the policies' parameters, with the fuzzy system built.
@@ -67,23 +67,6 @@ func (e Energy) Params() (energy.Params, error) {
 		return energy.Params{}, energyKey(err)
 	}
 	return p, nil
-}
-
-// Sim returns the simulator's energy configuration for policy (empty: the
-// configured one).
-func (e Energy) Sim(policy string) (sim.EnergyConfig, error) {
-	if policy == "" {
-		policy = e.Policy
-	}
-	p, err := e.Params()
-	if err != nil {
-		return sim.EnergyConfig{}, err
-	}
-	next, err := e.Cron()
-	if err != nil {
-		return sim.EnergyConfig{}, err
-	}
-	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, Next: next, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals}, nil
 }
 
 // Cron returns the controller's schedule from energy.schedule: the time
@@ -122,7 +105,7 @@ func (e Energy) Validate() error {
 	return nil
 }
 
-// energyKey turns an energy.FieldError into a FieldError naming the key.
+// energyKey turns an energy.FieldError into a *fielderr.Error naming the key.
 func energyKey(err error) error {
 	var fe *energy.FieldError
 	if !errors.As(err, &fe) {

@@ -111,7 +111,7 @@ func (s *Scheduler) evacuation(now time.Time, h slottable.HostID) ([]*victim, []
 func (s *Scheduler) evacuee(l *Lease, now time.Time) *victim {
 	op := s.cfg.operationFor(l)
 	run := l.plan[l.cur]
-	v := &victim{l: l, op: op, cost: s.cfg.Overheads.PreemptionCost(op, l.mems()), hosts: hostsOf(run.hosts),
+	v := &victim{l: l, op: op, cost: PreemptionCost(s.cfg.Overheads, op, l.mems()), hosts: hostsOf(run.hosts),
 		from: now, runStart: run.start, left: l.Remaining}
 	switch op {
 	case OpSuspend, OpMigrate:

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/bora-sched/bora/powerstate"
 	"github.com/bora-sched/bora/slottable"
 )
 
@@ -26,15 +27,16 @@ import (
 // reservation over-commits the host. A switched-off host is closed as
 // well, so that nothing is planned for after PowerForever.
 
-// PowerState is a host's power state, as planned.
-type PowerState string
+// PowerState is a host's power state, as planned (package powerstate,
+// the type the drivers and the energy package use too).
+type PowerState = powerstate.State
 
-// The power states (the values of drivers.PowerState).
+// The power states.
 const (
-	PowerOn           PowerState = "on"
-	PowerOff          PowerState = "off"
-	PowerBooting      PowerState = "booting"
-	PowerShuttingDown PowerState = "shutting-down"
+	PowerOn           = powerstate.On
+	PowerOff          = powerstate.Off
+	PowerBooting      = powerstate.Booting
+	PowerShuttingDown = powerstate.ShuttingDown
 )
 
 // PowerForever is where the power reservation of a host switched off ends:

@@ -48,7 +48,7 @@ func (s *Scheduler) candidates(at, end time.Time, self LeaseID) []*victim {
 		if notBegun {
 			op = OpUnreserve
 		}
-		v := &victim{l: l, op: op, cost: s.cfg.Overheads.PreemptionCost(op, l.mems())}
+		v := &victim{l: l, op: op, cost: PreemptionCost(s.cfg.Overheads, op, l.mems())}
 		switch op {
 		case OpSuspend, OpMigrate:
 			v.opLen, v.images = s.cfg.Overheads.Suspend(l.mems()), true

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bora-sched/bora/overhead"
 	"github.com/bora-sched/bora/scheduler/preempt"
 )
 
@@ -80,7 +81,7 @@ func boolSetter(field func(*Config) *bool) func(*Config, string) error {
 // ParseDuration reads a Go duration ("90s", "1h30m") or a number of seconds.
 func ParseDuration(v string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		return seconds(f), nil
+		return overhead.Seconds(f), nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {

@@ -631,7 +631,7 @@ func propCounted(c propCase, o *observed, l *scheduler.Lease, ivs []scheduler.In
 	var want time.Duration
 	n := 0
 	for op, k := range l.Ops {
-		want += time.Duration(k) * c.cfg.Scheduler.Overheads.PreemptionCost(op, mems)
+		want += time.Duration(k) * scheduler.PreemptionCost(c.cfg.Scheduler.Overheads, op, mems)
 		n += k
 	}
 	if l.Overhead != want || l.Preemptions != n {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/bora-sched/bora/cluster"
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
@@ -15,25 +16,9 @@ import (
 // Epoch is the simulated clock's zero: trace offsets are added to it.
 var Epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Cluster describes the simulated hosts (all alike).
-type Cluster struct {
-	Hosts  int
-	CPU    int64 // per host, hundredths of a core
-	Memory int64 // per host, MB
-}
-
-// Validate reports the first field that cannot be simulated.
-func (c Cluster) Validate() error {
-	switch {
-	case c.Hosts < 1:
-		return fmt.Errorf("hosts: need at least 1, got %d", c.Hosts)
-	case c.CPU < 1:
-		return fmt.Errorf("host cpu: must be positive, got %d", c.CPU)
-	case c.Memory < 1:
-		return fmt.Errorf("host memory: must be positive, got %d MB", c.Memory)
-	}
-	return nil
-}
+// Cluster describes the simulated hosts (all alike). It is the shape the
+// configuration file's cluster section holds (package cluster).
+type Cluster = cluster.Shape
 
 // Config is one simulation run.
 type Config struct {

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/fielderr"
+	"github.com/bora-sched/bora/overhead"
 )
 
 // Config describes the emulated cluster.
 type Config struct {
 	Hosts     []HostSpec
-	Overheads scheduler.Overheads // timings of the operations
+	Overheads overhead.Params // timings of the operations
 	// StateFile, when set, is where the VMs, the hosts that are down and
 	// the run-time accounting are kept (JSON, replaced atomically after
 	// every change); New reads it back.
@@ -69,10 +70,10 @@ type Fault struct {
 }
 
 func fieldErr(field, format string, args ...any) error {
-	return &scheduler.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return fielderr.New(field, format, args...)
 }
 
-// validate checks the configuration; errors are *scheduler.FieldError
+// validate checks the configuration; errors are *fielderr.Error
 // naming the field, e.g. `hosts[2].name: duplicate "h1"`.
 func (c Config) validate() error {
 	if len(c.Hosts) == 0 {

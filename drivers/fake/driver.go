@@ -14,7 +14,7 @@ import (
 
 	"github.com/bora-sched/bora/clock"
 	"github.com/bora-sched/bora/drivers"
-	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/overhead"
 )
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -23,7 +23,7 @@ var _ drivers.Driver = (*Driver)(nil)
 type Driver struct {
 	clk       clock.Clock
 	log       *logrus.Entry
-	ov        scheduler.Overheads
+	ov        overhead.Params
 	boot      time.Duration
 	stateFile string
 
@@ -100,7 +100,7 @@ func (v *vm) halt(t time.Time, s drivers.State, detail string) {
 }
 
 // New builds a fake driver for cfg, reading cfg.StateFile when it exists.
-// Configuration errors are *scheduler.FieldError naming the field; a
+// Configuration errors are *fielderr.Error naming the field; a
 // state file that cannot be read or written is an error too. A nil log
 // keeps the driver quiet.
 func New(cfg Config, clk clock.Clock, log *logrus.Entry) (*Driver, error) {
