@@ -155,7 +155,7 @@ func (s *Scheduler) undoLengthen(l *Lease, old time.Time, n int, delta time.Dura
 		}
 		ph.res, ph.start, ph.end = nil, ph.start.Add(-delta), ph.end.Add(-delta)
 		if err := s.reserve(l, ph); err != nil {
-			s.log.WithError(err).WithField("lease_id", l.ID).Error("restoring reservation")
+			s.log.LeaseError(l.ID, "restoring reservation", err)
 		}
 	}
 }

@@ -201,7 +201,7 @@ func (s *Scheduler) cut(l *Lease, at time.Time) {
 		ph := &l.plan[i]
 		for _, id := range ph.res {
 			if err := s.table.SetEnd(id, at); err != nil {
-				s.log.WithError(err).WithField("lease_id", l.ID).Error("shortening reservation")
+				s.log.LeaseError(l.ID, "shortening reservation", err)
 			}
 		}
 		ph.end = at

@@ -259,7 +259,7 @@ func (s *Scheduler) apply(v *victim, now time.Time, detail string) {
 		l.after = afterCancel
 	}
 	if err := s.appendPhase(l, kind, v.from, v.to, hosts); err != nil {
-		s.log.WithError(err).WithField("lease_id", l.ID).Error("reserving preemption")
+		s.log.LeaseError(l.ID, "reserving preemption", err)
 	}
 	if !l.entered || l.plan[l.cur].end.After(now) {
 		return

@@ -157,7 +157,7 @@ func (s *Scheduler) applyPreemption(l *Lease, pp preemption, sp []stepSpec, now 
 	}
 	s.stats.Preemptions++
 	if err := s.build(l, pp.p, sp); err != nil {
-		s.log.WithError(err).WithField("lease_id", l.ID).Error("planning preempting lease")
+		s.log.LeaseError(l.ID, "planning preempting lease", err)
 		return false
 	}
 	ids := make([]LeaseID, len(pp.victims))

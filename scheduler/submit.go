@@ -50,7 +50,7 @@ func (s *Scheduler) Submit(now time.Time, req Request) (*Lease, []Action) {
 
 func (s *Scheduler) reject(l *Lease, now time.Time, r Reason, detail string) {
 	l.setState(now, Rejected, r, detail)
-	s.log.WithField("lease_id", l.ID).WithField("reason", string(r)).Debug(detail)
+	s.log.Debug(detail, map[string]any{"lease_id": l.ID, "reason": string(r)})
 }
 
 // everFits reports whether the lease fits on an empty cluster.
@@ -155,7 +155,7 @@ func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool, was tim
 		return false
 	}
 	if err := s.build(l, p, sp); err != nil {
-		s.log.WithError(err).WithField("lease_id", l.ID).Error("planning queued lease")
+		s.log.LeaseError(l.ID, "planning queued lease", err)
 		s.setQueuedState(l, now)
 		return false
 	}
@@ -270,7 +270,7 @@ func (s *Scheduler) restorePlan(l *Lease, old []phase) bool {
 	for _, p := range old {
 		ph := p
 		if err := s.reserve(l, &ph); err != nil {
-			s.log.WithError(err).WithField("lease_id", l.ID).Error("restoring reservation")
+			s.log.LeaseError(l.ID, "restoring reservation", err)
 			s.unplan(l)
 			return false
 		}
@@ -370,7 +370,7 @@ func (s *Scheduler) Finished(now time.Time, id LeaseID) []Action {
 			end = limit
 		}
 		if err := s.appendPhase(l, phShutdown, now, end, hosts); err != nil {
-			s.log.WithError(err).WithField("lease_id", id).Error("reserving shutdown")
+			s.log.LeaseError(id, "reserving shutdown", err)
 		}
 	}
 	s.dirty = true

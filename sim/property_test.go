@@ -3,7 +3,6 @@ package sim
 import (
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"regexp"
 	"runtime/debug"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sirupsen/logrus"
 
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
@@ -228,19 +225,16 @@ type observed struct {
 	errs      []string // what the scheduler logged at error level
 }
 
-// propLog collects the scheduler's error logs: each is a reservation it
-// planned that the slot table refused, or a plan it could not carry out.
+// propLog collects the errors the scheduler reports (scheduler.Logger):
+// each is a reservation it planned that the slot table refused, or a plan
+// it could not carry out.
 type propLog struct{ o *observed }
 
-func (h propLog) Levels() []logrus.Level {
-	return []logrus.Level{logrus.ErrorLevel, logrus.FatalLevel, logrus.PanicLevel}
+func (h propLog) LeaseError(id scheduler.LeaseID, what string, err error) {
+	h.o.errs = append(h.o.errs, fmt.Sprintf("%s: %v (lease %v)", what, err, id))
 }
 
-func (h propLog) Fire(e *logrus.Entry) error {
-	err, _ := e.Data[logrus.ErrorKey].(error)
-	h.o.errs = append(h.o.errs, fmt.Sprintf("%s: %v (lease %v)", e.Message, err, e.Data["lease_id"]))
-	return nil
-}
+func (propLog) Debug(string, map[string]any) {}
 
 // propRun is what the real VMs of a lease do, as the simulator models it.
 type propRun struct {
@@ -262,10 +256,7 @@ func propDrive(c propCase) (*observed, error) {
 	}
 	o := &observed{began: map[scheduler.LeaseID]time.Time{}, firstPlan: map[scheduler.LeaseID]time.Time{},
 		stops: map[scheduler.LeaseID]int{}}
-	log := logrus.New()
-	log.SetOutput(io.Discard)
-	log.AddHook(propLog{o})
-	s, err := scheduler.New(c.cfg.Scheduler, t, Epoch, logrus.NewEntry(log))
+	s, err := scheduler.New(c.cfg.Scheduler, t, Epoch, propLog{o})
 	if err != nil {
 		return nil, err
 	}
