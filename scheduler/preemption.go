@@ -186,7 +186,7 @@ func (s *Scheduler) blocks(v *victim, placed, victims []*victim) []interval {
 		if skip[r.Lease] || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
 			continue
 		}
-		if s.cfg.Exclusion == "global" || v.hosts[r.Host] > 0 {
+		if s.cfg.Exclusion == ExclusionGlobal || v.hosts[r.Host] > 0 {
 			out = append(out, interval{r.Start, r.End})
 		}
 	}
@@ -212,7 +212,7 @@ func (s *Scheduler) conflict(a, b *victim) bool {
 	if !a.images || !b.images {
 		return false
 	}
-	if s.cfg.Exclusion == "global" {
+	if s.cfg.Exclusion == ExclusionGlobal {
 		return true
 	}
 	for h := range a.hosts {

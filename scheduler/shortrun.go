@@ -92,7 +92,7 @@ func withoutCopy(sp []stepSpec) []stepSpec {
 
 // suspendable reports whether preempting l would suspend it.
 func (s *Scheduler) suspendable(l *Lease) bool {
-	canSuspend := s.cfg.Suspension == "all" || (s.cfg.Suspension == "serial" && l.Req.VMs == 1)
+	canSuspend := s.cfg.Suspension.suspends(l.Req.VMs)
 	return canSuspend && (l.Req.Class == Suspendable || l.Req.Class == Migratable)
 }
 

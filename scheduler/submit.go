@@ -96,7 +96,7 @@ func (s *Scheduler) enqueue(l *Lease, now time.Time) {
 			blocked = true
 		}
 	}
-	if s.cfg.Backfilling == "none" && blocked {
+	if s.cfg.Backfilling == BackfillNone && blocked {
 		return
 	}
 	if s.planQueued(l, now, held < s.cfg.reservationsAllowed(), time.Time{}) {
@@ -235,7 +235,7 @@ func (s *Scheduler) replanPass(now time.Time) {
 			planned = s.restorePlan(l, old)
 		}
 		if !planned {
-			if s.cfg.Backfilling == "none" {
+			if s.cfg.Backfilling == BackfillNone {
 				return
 			}
 			continue

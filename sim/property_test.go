@@ -108,12 +108,12 @@ func propSecs(n int) time.Duration { return time.Duration(n) * time.Second }
 func propConfig(rng *rand.Rand) scheduler.Config {
 	c := scheduler.DefaultConfig()
 	c.CheckInvariants = true
-	c.Backfilling = pickOne(rng, "conservative", "aggressive", "none")
+	c.Backfilling = pickOne(rng, scheduler.BackfillConservative, scheduler.BackfillAggressive, scheduler.BackfillNone)
 	c.MaxReservations = 1 + rng.IntN(3)
 	c.Policy = pickOne(rng, preempt.NOP, preempt.MOV, preempt.MLIP, preempt.MOML)
-	c.Suspension = pickOne(rng, "none", "serial", "all")
-	c.Exclusion = pickOne(rng, "local", "global")
-	c.Migration = pickOne(rng, "no", "yes", "yes-notransfer")
+	c.Suspension = pickOne(rng, scheduler.SuspensionNone, scheduler.SuspensionSerial, scheduler.SuspensionAll)
+	c.Exclusion = pickOne(rng, scheduler.ExclusionLocal, scheduler.ExclusionGlobal)
+	c.Migration = pickOne(rng, scheduler.MigrationNo, scheduler.MigrationYes, scheduler.MigrationNoTransfer)
 	c.Requeue = rng.IntN(2) == 0
 	c.Mapper = pickOne(rng, "pack", "spread")
 	some := func(n int) bool { return rng.IntN(n) == 0 }
@@ -205,9 +205,9 @@ func propGenFrom(rng *rand.Rand, sz propSize) propCase {
 	}
 	switch sc := &c.cfg.Scheduler; sz.mode {
 	case "backfill":
-		sc.Backfilling = "conservative"
+		sc.Backfilling = scheduler.BackfillConservative
 	case "preempt":
-		sc.Suspension, sc.Policy = "all", pickOne(rng, preempt.MOV, preempt.MLIP, preempt.MOML)
+		sc.Suspension, sc.Policy = scheduler.SuspensionAll, pickOne(rng, preempt.MOV, preempt.MLIP, preempt.MOML)
 	}
 	return c
 }
@@ -658,7 +658,7 @@ func propStarts(c propCase, o *observed, l *scheduler.Lease, name string, add ad
 		}
 	case scheduler.BestEffort:
 		plan, planned := o.firstPlan[l.ID]
-		if c.cfg.Scheduler.Backfilling != "conservative" || !planned || !ok || !began.After(plan) {
+		if c.cfg.Scheduler.Backfilling != scheduler.BackfillConservative || !planned || !ok || !began.After(plan) {
 			break
 		}
 		if why := propOvertaken(o, l, plan); why == "" {
@@ -758,7 +758,7 @@ func propExclusion(c propCase, ivs []scheduler.Interval, add addFunc) {
 			ops = append(ops, iv)
 		}
 	}
-	global := c.cfg.Scheduler.Exclusion == "global"
+	global := c.cfg.Scheduler.Exclusion == scheduler.ExclusionGlobal
 	for i, a := range ops {
 		for _, b := range ops[i+1:] {
 			if a.Lease != b.Lease && (global || a.Host == b.Host) && a.Start.Before(b.End) && b.Start.Before(a.End) {
