@@ -18,6 +18,7 @@ type Scheduler struct {
 	table  *slottable.Table
 	epoch  time.Time
 	mapper Mapper
+	rule   PreemptionRule // who may preempt whom (preemptrule.go)
 	log    Logger
 
 	leases    map[LeaseID]*Lease
@@ -65,7 +66,7 @@ func New(cfg Config, table *slottable.Table, epoch time.Time, log Logger) (*Sche
 	table.SetChecking(cfg.CheckInvariants)
 	table.TrackFreed(true) // for the leases' fit memos (find)
 	return &Scheduler{
-		cfg: cfg, table: table, epoch: epoch, mapper: mappers[cfg.Mapper],
+		cfg: cfg, table: table, epoch: epoch, mapper: mappers[cfg.Mapper], rule: OriginRule{},
 		log:    log,
 		leases: map[LeaseID]*Lease{}, nextID: 1,
 		stats: Stats{Search: map[string]int{}},

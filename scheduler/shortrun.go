@@ -16,7 +16,7 @@ import (
 // the steps to reserve.
 func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement, []stepSpec, bool) {
 	f := s.cfg.ThresholdFactor
-	if f <= 0 || !l.Preemptable() || !s.suspendable(l) {
+	if f <= 0 || !s.rule.Preemptable(l) || !s.suspendable(l) {
 		return placement{}, nil, false
 	}
 	suspend := s.cfg.Overheads.Suspend(l.mems())

@@ -316,7 +316,7 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		s.accept(l, p, sp, now)
 		return
 	}
-	if l.Req.Origin != Local && l.Req.Kind != AdvanceReservation {
+	if !s.rule.Preempts(l) {
 		r := ReasonNoCapacity
 		if l.Req.Kind == Deadline {
 			r = ReasonDeadline

@@ -495,10 +495,17 @@ func importance(l *scheduler.Lease) int {
 	switch {
 	case l.Req.Origin == scheduler.Local:
 		return 2
-	case !l.Preemptable():
+	case !preemptable(l):
 		return 1
 	}
 	return 0
+}
+
+// preemptable is the rule of docs/ARCHITECTURE.md written out apart from
+// the scheduler's (scheduler.OriginRule): only external leases whose class
+// is not non-preemptable are ever preempted.
+func preemptable(l *scheduler.Lease) bool {
+	return l.Req.Origin == scheduler.External && l.Req.Class != scheduler.NonPreemptable
 }
 
 // propLease checks one lease's properties b, d, e, f, g and m.
@@ -515,7 +522,7 @@ func propLease(c propCase, o *observed, l *scheduler.Lease, byLease map[schedule
 	if l.Req.Origin == scheduler.Local && (l.Preemptions > 0 || ops > 0) {
 		add('b', "%s: %d preemptions, %d suspend/stop/migrate intervals", name, l.Preemptions, ops)
 	}
-	if !l.Preemptable() && (l.Preemptions > 0 || ops > 0) {
+	if !preemptable(l) && (l.Preemptions > 0 || ops > 0) {
 		add('e', "%s is not preemptable but has %d preemptions, %d suspend/stop/migrate intervals", name, l.Preemptions, ops)
 	}
 	for _, ev := range l.History {
