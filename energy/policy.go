@@ -213,8 +213,9 @@ func localNeed(name string, in Input) Decision {
 // switches on the hosts the request needs, local or external:
 //
 //	SwitchOn = min(Off, max(GESP's SwitchOn, Need))   if V >= 1,
-//	SwitchOn = GESP's SwitchOn                        otherwise,
+//	SwitchOn = GESP's SwitchOn                        otherwise;
 //
+// a local request takes the rest by preemption.
 type SESP struct{ grace time.Duration }
 
 // NewSESP returns the SESP policy once p is valid.

@@ -26,8 +26,8 @@ var (
 
 type want struct {
 	on, consolidate int
-	off                      []string
-	reason                   Reason
+	off             []string
+	reason          Reason
 }
 
 func check(t *testing.T, p Policy, in Input, w want) Decision {
