@@ -61,7 +61,7 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	d.finishedSince = compactEvery // finished.go: look at the file's size at the first pass
 	cfg := d.cfg.Scheduler
 	if len(saved.Leases) == 0 {
-		d.sched, err = scheduler.New(cfg, d.table, Epoch, d.log)
+		d.sched, err = scheduler.New(cfg, d.table, Epoch, newSchedLog(d.log))
 	} else {
 		d.sched, err = d.restoreScheduler(cfg, st, leases)
 	}
@@ -100,13 +100,13 @@ var errStrictRestore = errors.New("the stored plan would put a host over capacit
 // level, unless daemon.strict_restore refuses it.
 func (d *Daemon) restoreScheduler(cfg scheduler.Config, st scheduler.SavedState, leases []scheduler.SavedLease) (*scheduler.Scheduler, error) {
 	if d.cfg.Daemon.StrictRestore {
-		s, err := scheduler.Restore(cfg, d.table, Epoch, st, leases, d.log)
+		s, err := scheduler.Restore(cfg, d.table, Epoch, st, leases, newSchedLog(d.log))
 		if errors.Is(err, slottable.ErrOverCapacity) {
 			return nil, fmt.Errorf("%w: %w", err, errStrictRestore)
 		}
 		return s, err
 	}
-	s, changes, err := scheduler.RestoreReplanning(cfg, d.table, Epoch, st, leases, d.log)
+	s, changes, err := scheduler.RestoreReplanning(cfg, d.table, Epoch, st, leases, newSchedLog(d.log))
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +327,7 @@ func (d *Daemon) rebuildScheduler(next config.Config) error {
 			_ = table.SetClosed(slottable.HostID(i), true)
 		}
 	}
-	s, err := scheduler.Restore(next.Scheduler, table, Epoch, d.sched.State(), leases, d.log)
+	s, err := scheduler.Restore(next.Scheduler, table, Epoch, d.sched.State(), leases, newSchedLog(d.log))
 	if err != nil {
 		return err
 	}

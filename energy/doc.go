@@ -39,11 +39,11 @@
 //     require at the request's start, and the idle hosts with the time
 //     they became idle.
 //  3. d := policy.Decide(in).
-//  4. Enact d: switch on d.SwitchOn hosts; let the request preempt at most
-//     d.Preempt hosts' worth of external leases; pick d.Consolidate hosts
-//     with FewestLeases (excluding d.SwitchOff), move or preempt their
-//     leases per class, and switch them off; switch off d.SwitchOff. Log
-//     d.Reason and d.Rule.
+//  4. Enact d: switch on d.SwitchOn hosts (a local request takes what it
+//     still lacks by preemption, as the scheduler decides); pick
+//     d.Consolidate hosts with FewestLeases (excluding d.SwitchOff), move
+//     or preempt their leases per class, and switch them off; switch off
+//     d.SwitchOff. Log d.Reason and d.Rule.
 //  5. Tell the Meter every power transition as it happens: Set(now, host,
 //     Booting) when the power-on starts, Set(now, host, On) when it is
 //     done (model.Boot later in the simulator), and likewise

@@ -63,11 +63,6 @@ type Decision struct {
 	// SwitchOn is the number of hosts to switch on (never more than are
 	// off).
 	SwitchOn int
-	// Preempt bounds how many of the request's hosts are obtained by
-	// preempting external leases: Need - SwitchOn for a local request, 0
-	// for an external one. The scheduler preempts only what the request
-	// lacks on the switched-on hosts, never more than this.
-	Preempt int
 	// Consolidate is the number of further switched-on hosts to empty
 	// (fewest leases first: see FewestLeases; their leases moved or
 	// preempted per class) and switch off.
@@ -151,8 +146,7 @@ func NewPolicy(name string, p Params) (Policy, error) {
 }
 
 // AlwaysOn is no energy management: every host stays on, nothing is
-// switched on or off; a local request takes what it lacks by preemption
-// (Preempt = Need).
+// switched on or off; a local request takes what it lacks by preemption.
 type AlwaysOn struct{}
 
 // NewAlwaysOn returns the always-on policy once p is valid.
@@ -164,23 +158,17 @@ func NewAlwaysOn(p Params) (*AlwaysOn, error) {
 }
 
 // Decide switches nothing.
-func (AlwaysOn) Decide(in Input) Decision {
-	n := max(0, in.Need)
-	d := Decision{Reason: ReasonAlwaysOn, Rule: "always-on: no energy management"}
-	if in.Local {
-		d.Preempt = n
-	}
-	return d
+func (AlwaysOn) Decide(Input) Decision {
+	return Decision{Reason: ReasonAlwaysOn, Rule: "always-on: no energy management"}
 }
 
 // GESP (greedy) switches on only what local leases need; external leases
 // use the fragments left on the hosts that are on, and never switch a host
 // on. For a local request,
 //
-//	SwitchOn = min(Off, max(0, LocalNeedAtStart - On - Booting)),
-//	Preempt  = max(0, Need - SwitchOn);
+//	SwitchOn = min(Off, max(0, LocalNeedAtStart - On - Booting));
 //
-// for an external one both are 0. When nothing is switched on, idle hosts
+// for an external one it is 0. When nothing is switched on, idle hosts
 // past the grace period are switched off (see idleOff).
 type GESP struct{ grace time.Duration }
 
@@ -203,13 +191,11 @@ func (g *GESP) Decide(in Input) Decision {
 
 // localNeed is GESP's decision.
 func localNeed(name string, in Input) Decision {
-	n := max(0, in.Need)
 	if !in.Local {
 		return Decision{Reason: ReasonFragments, Rule: name + ": external request: no host switched on"}
 	}
 	lack := in.LocalNeedAtStart - in.On - in.Booting
 	d := Decision{SwitchOn: clamp(lack, 0, in.Off)}
-	d.Preempt = max(0, n-d.SwitchOn)
 	switch {
 	case lack <= 0:
 		d.Reason = ReasonLocalCovered
@@ -218,8 +204,8 @@ func localNeed(name string, in Input) Decision {
 	default:
 		d.Reason = ReasonSwitchOn
 	}
-	d.Rule = fmt.Sprintf("%s: local need %d - on %d - booting %d = %d: switch on %d (%d off), preempt up to %d",
-		name, in.LocalNeedAtStart, in.On, in.Booting, lack, d.SwitchOn, in.Off, d.Preempt)
+	d.Rule = fmt.Sprintf("%s: local need %d - on %d - booting %d = %d: switch on %d (%d off)",
+		name, in.LocalNeedAtStart, in.On, in.Booting, lack, d.SwitchOn, in.Off)
 	return d
 }
 
@@ -227,10 +213,9 @@ func localNeed(name string, in Input) Decision {
 // switches on the hosts the request needs, local or external:
 //
 //	SwitchOn = min(Off, max(GESP's SwitchOn, Need))   if V >= 1,
-//	SwitchOn = GESP's SwitchOn                        otherwise,
+//	SwitchOn = GESP's SwitchOn                        otherwise;
 //
-// with Preempt = max(0, Need - SwitchOn) for a local request, 0 for an
-// external one.
+// a local request takes the rest by preemption.
 type SESP struct{ grace time.Duration }
 
 // NewSESP returns the SESP policy once p is valid.
@@ -247,15 +232,12 @@ func (s *SESP) Decide(in Input) Decision {
 	n := max(0, in.Need)
 	if in.V >= 1 && n > d.SwitchOn {
 		d.SwitchOn = min(n, max(0, in.Off))
-		if in.Local {
-			d.Preempt = n - d.SwitchOn
-		}
 		d.Reason = ReasonSwitchOn
 		if d.SwitchOn == 0 {
 			d.Reason = ReasonNoHostOff
 		}
-		d.Rule = fmt.Sprintf("sesp: V=%.4g >= 1: switch on the request's %d hosts: %d (%d off), preempt up to %d",
-			in.V, n, d.SwitchOn, in.Off, d.Preempt)
+		d.Rule = fmt.Sprintf("sesp: V=%.4g >= 1: switch on the request's %d hosts: %d (%d off)",
+			in.V, n, d.SwitchOn, in.Off)
 	}
 	if d.SwitchOn == 0 {
 		d.SwitchOff = idleOff(in, s.grace)
@@ -266,13 +248,13 @@ func (s *SESP) Decide(in Input) Decision {
 // PEMP is the fuzzy controller of docs/models.md §5. With f the output
 // of the fuzzy system for (V, C) and n = Need:
 //
-//	f <= 1: SwitchOn = min(Off, ceil(n*(1-f))), Preempt = n - SwitchOn;
-//	f >  1: SwitchOn = 0, Preempt = n, Consolidate = Num with
+//	f <= 1: SwitchOn = min(Off, ceil(n*(1-f))) (the rest by preemption);
+//	f >  1: SwitchOn = 0 (all by preemption), Consolidate = Num with
 //	        Num = n if f >= 2, else round(n*(f-1)),
 //	        only if LocalNeedAtStart <= On - len(SwitchOff) - Num
 //	        (else Consolidate = 0: the local leases need the hosts).
 //
-// Preempt is 0 for an external request. Idle hosts past the grace period
+// Idle hosts past the grace period
 // are switched off when nothing is switched on; the consolidation
 // condition counts them as already off. ceil and round (half up) treat a
 // value within 1e-9 of an integer as that integer, so float noise in f
@@ -303,9 +285,6 @@ func (p *PEMP) Decide(in Input) Decision {
 	if f <= 1 {
 		want := ceilTol(float64(n) * (1 - f))
 		d.SwitchOn = min(want, max(0, in.Off))
-		if in.Local {
-			d.Preempt = n - d.SwitchOn
-		}
 		switch {
 		case n == 0:
 			d.Reason = ReasonNoRequest
@@ -316,15 +295,12 @@ func (p *PEMP) Decide(in Input) Decision {
 		default:
 			d.Reason = ReasonSwitchOn
 		}
-		d.Rule = fmt.Sprintf("pemp: V=%.4g C=%.4g f=%.4g <= 1: switch on min(off %d, ceil(%d*(1-f))=%d) = %d, preempt up to %d",
-			in.V, in.C, f, in.Off, n, want, d.SwitchOn, d.Preempt)
+		d.Rule = fmt.Sprintf("pemp: V=%.4g C=%.4g f=%.4g <= 1: switch on min(off %d, ceil(%d*(1-f))=%d) = %d",
+			in.V, in.C, f, in.Off, n, want, d.SwitchOn)
 		if d.SwitchOn == 0 {
 			d.SwitchOff = idleOff(in, p.grace)
 		}
 		return d
-	}
-	if in.Local {
-		d.Preempt = n
 	}
 	d.SwitchOff = idleOff(in, p.grace)
 	num := n

@@ -164,7 +164,7 @@ func (c *Controller) guard(now time.Time, req scheduler.Request, start time.Time
 	lead := start.Sub(now)
 	ignore := func(r slottable.Reservation) bool {
 		l := s.Lease(r.Lease)
-		return l != nil && l.Preemptable() && (!l.Started() || lead >= o.Suspend(memories(l)))
+		return l != nil && s.MayBePreemptedWithin(l, lead)
 	}
 	room := 0
 	for h := 0; h < s.Table().NumHosts() && room < req.VMs; h++ {
@@ -194,7 +194,7 @@ func (c *Controller) freeFor(start, end time.Time) func(slottable.HostID) bool {
 	s := c.s
 	return func(h slottable.HostID) bool {
 		for _, r := range s.Table().ReservationsOn(h, start, end) {
-			if l := s.Lease(r.Lease); r.Lease != 0 && (l == nil || !l.Preemptable()) {
+			if l := s.Lease(r.Lease); r.Lease != 0 && (l == nil || !s.Rule().Preemptable(l)) {
 				return false
 			}
 		}

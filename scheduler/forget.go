@@ -22,7 +22,7 @@ func (s *Scheduler) Forget(cutoff time.Time) []LeaseID {
 	}
 	s.ids = kept
 	if len(gone) > 0 {
-		s.log.WithField("leases", len(gone)).Debug(fmt.Sprintf("forgot leases that ended before %s", cutoff.Format(time.RFC3339)))
+		s.log.Debug(fmt.Sprintf("forgot leases that ended before %s", cutoff.Format(time.RFC3339)), map[string]any{"leases": len(gone)})
 	}
 	return gone
 }

@@ -161,11 +161,6 @@ func (l *Lease) setState(at time.Time, s State, r Reason, detail string) {
 	}
 }
 
-// Preemptable reports whether the lease may ever be preempted.
-func (l *Lease) Preemptable() bool {
-	return l.Req.Origin == External && l.Req.Class != NonPreemptable
-}
-
 // Started reports whether the lease has begun (its VMs exist).
 func (l *Lease) Started() bool { return !l.FirstStart.IsZero() || l.State == Preparing }
 

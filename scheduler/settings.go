@@ -12,13 +12,13 @@ import (
 // settable maps each key of Config.Set to its setter. The keys are those of
 // the config file's scheduler section.
 var settable = map[string]func(*Config, string) error{
-	"backfilling":                 func(c *Config, v string) error { c.Backfilling = v; return nil },
+	"backfilling":                 modeSetter(ParseBackfilling, func(c *Config) *Backfilling { return &c.Backfilling }),
 	"max_reservations":            intSetter(func(c *Config) *int { return &c.MaxReservations }),
 	"mapper":                      func(c *Config, v string) error { c.Mapper = v; return nil },
 	"preemption.exact_limit":      intSetter(func(c *Config) *int { return &c.ExactLimit }),
-	"suspension":                  func(c *Config, v string) error { c.Suspension = v; return nil },
-	"suspendresume_exclusion":     func(c *Config, v string) error { c.Exclusion = v; return nil },
-	"migration":                   func(c *Config, v string) error { c.Migration = v; return nil },
+	"suspension":                  modeSetter(ParseSuspension, func(c *Config) *Suspension { return &c.Suspension }),
+	"suspendresume_exclusion":     modeSetter(ParseExclusion, func(c *Config) *Exclusion { return &c.Exclusion }),
+	"migration":                   modeSetter(ParseMigration, func(c *Config) *Migration { return &c.Migration }),
 	"requeue":                     boolSetter(func(c *Config) *bool { return &c.Requeue }),
 	"check_invariants":            boolSetter(func(c *Config) *bool { return &c.CheckInvariants }),
 	"scheduling_threshold_factor": floatSetter(func(c *Config) *float64 { return &c.ThresholdFactor }),
@@ -97,6 +97,17 @@ func durSetter(field func(*Config) *time.Duration) func(*Config, string) error {
 			return err
 		}
 		*field(c) = d
+		return nil
+	}
+}
+
+func modeSetter[T ~string](parse func(string) (T, error), field func(*Config) *T) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		m, err := parse(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = m
 		return nil
 	}
 }

@@ -54,7 +54,4 @@
 // every event with the simulated time reached and a way to count the
 // leases done. Neither decides anything: a run that is not stopped
 // reports exactly what Run does.
-//
-// Debug, when set, prints progress lines to standard output (a
-// development aid; leave it off in library use).
 package sim

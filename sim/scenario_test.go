@@ -163,7 +163,7 @@ func TestScenarioBackfilling(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		backfilling string
+		backfilling scheduler.Backfilling
 		want        []string
 	}{
 		// Conservative: S holds [1100, 1200), so X cannot start now; it
@@ -192,7 +192,7 @@ func TestScenarioBackfilling(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		t.Run(c.backfilling, func(t *testing.T) {
+		t.Run(string(c.backfilling), func(t *testing.T) {
 			cfg := scheduler.DefaultConfig()
 			cfg.Backfilling = c.backfilling
 			assertSpans(t, simulate(t, 3, cfg, trace()...), c.want)
@@ -369,10 +369,10 @@ func TestScenarioExclusion(t *testing.T) {
 		"A vm 4852.227-11415.538 @1",
 	}
 	for _, c := range []struct {
-		exclusion string
+		exclusion scheduler.Exclusion
 		want      []string
 	}{{"local", local}, {"global", global}} {
-		t.Run(c.exclusion, func(t *testing.T) {
+		t.Run(string(c.exclusion), func(t *testing.T) {
 			cfg := scheduler.DefaultConfig()
 			cfg.Exclusion = c.exclusion
 			assertSpans(t, simulate(t, 2, cfg, trace()...), c.want)

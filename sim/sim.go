@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"time"
 
@@ -78,9 +79,6 @@ func RunContext(ctx context.Context, cfg Config, reqs []scheduler.Request) (*rep
 	return r, nil
 }
 
-// Debug prints progress (development aid).
-var Debug = false
-
 // engine is the discrete-event loop: it plays the driver for the
 // scheduler, knowing each lease's real run time.
 type engine struct {
@@ -108,7 +106,7 @@ func newEngine(cfg Config) (*engine, error) {
 			return nil, err
 		}
 	}
-	s, err := scheduler.New(cfg.Scheduler, t, Epoch, nil)
+	s, err := scheduler.New(cfg.Scheduler, t, Epoch, stderrLog{})
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +136,6 @@ func (e *engine) loop(ctx context.Context, reqs []scheduler.Request) error {
 		}
 		reached = t
 		e.events++
-		if Debug && e.events%200 == 0 {
-			fmt.Printf("t=%.0fh queue=%d replans=%d next=%d\n", t.Sub(Epoch).Hours(), e.s.QueueLen(), e.s.Stats().Replans, next)
-		}
 		for len(e.ends) > 0 && !e.ends[0].at.After(t) {
 			end := heap.Pop(&e.ends).(realEnd)
 			if st := e.real[end.lease]; st != nil && st.running && st.gen == end.gen {
@@ -237,3 +232,14 @@ func (h *endHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// stderrLog writes the errors the scheduler recovers from to standard
+// error, as a run's only diagnostics (they never change its report);
+// debug details are dropped.
+type stderrLog struct{}
+
+func (stderrLog) LeaseError(id scheduler.LeaseID, what string, err error) {
+	fmt.Fprintf(os.Stderr, "scheduler: %s: lease %d: %v\n", what, id, err)
+}
+
+func (stderrLog) Debug(string, map[string]any) {}

@@ -162,7 +162,7 @@ func simulationConfig(cmd *cobra.Command, f *simulateFlags) (config.Config, map[
 	if err := cfg.Validate(); err != nil {
 		return cfg, nil, usageError{err}
 	}
-	cfg.Workload.SuspensionOff = cfg.Workload.SuspensionOff || cfg.Scheduler.Suspension == "none"
+	cfg.Workload.SuspensionOff = cfg.Workload.SuspensionOff || cfg.Scheduler.Suspension == scheduler.SuspensionNone
 	return cfg, opts, nil
 }
 
@@ -190,7 +190,7 @@ func loadTraces(f *simulateFlags, opt workload.Options) ([]scheduler.Request, er
 // policies into runs.
 func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.Config, error) {
 	policies := splitList(f.policies, string(cfg.Scheduler.Policy))
-	backfills := splitList(f.backfillings, cfg.Scheduler.Backfilling)
+	backfills := splitList(f.backfillings, string(cfg.Scheduler.Backfilling))
 	energies := splitList(f.energies, cfg.Energy.Policy)
 	trace := f.trace
 	if len(f.inject) > 0 {
@@ -220,7 +220,9 @@ func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.C
 	if err := c.Set("preemption.policy", p); err != nil {
 		return sim.Config{}, usageError{err}
 	}
-	c.Backfilling = b
+	if err := c.Set("backfilling", b); err != nil {
+		return sim.Config{}, usageError{err}
+	}
 	if err := c.Validate(); err != nil {
 		return sim.Config{}, usageError{err}
 	}
@@ -267,7 +269,7 @@ func runName(r sim.Config, policies, backfills, energies bool) string {
 	}
 	name := string(r.Scheduler.Policy)
 	if backfills {
-		name += "/" + r.Scheduler.Backfilling
+		name += "/" + string(r.Scheduler.Backfilling)
 	}
 	if energies {
 		name += "/" + r.Energy.Policy
