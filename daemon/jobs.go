@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/bora-sched/bora/config"
 )
 
 // startJobs runs the periodic jobs on their cron schedules (wall clock):
@@ -13,7 +15,7 @@ import (
 // snapshots of the store (checked copies beside it, for bora store
 // restore).
 func (d *Daemon) startJobs() func() {
-	c := cron.New(cron.WithParser(cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)))
+	c := cron.New(cron.WithParser(config.CronParser))
 	log := d.log.WithField("component", "jobs")
 	add := func(name, spec string, fn func()) {
 		if spec == "" {

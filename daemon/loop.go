@@ -189,11 +189,10 @@ func (d *Daemon) pass(evs []event) error {
 	t.acts = append(t.acts, d.power.step(t.now)...) // energy.go
 	if err := d.commit(t.touched, false, t.mutated); err != nil {
 		d.setHealth(err)
-		for i, ev := range evs {
+		for _, ev := range evs {
 			if ev.reply != nil {
 				ev.reply <- result{err: fmt.Errorf("state store: %v: %w", err, api.ErrUnavailable)}
 			}
-			_ = i
 		}
 		return fmt.Errorf("committing to the state store: %w", err)
 	}
