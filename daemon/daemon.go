@@ -48,7 +48,6 @@ type Daemon struct {
 	log   *logrus.Entry
 	lg    *logrus.Logger
 	clk   clock.Clock
-	sim   *clock.Sim // set when the clock is simulated
 	store *store.Store
 	drv   drivers.Driver
 	reg   *prometheus.Registry
@@ -238,8 +237,7 @@ func (d *Daemon) setupClock(saved *store.State) error {
 		if !meta.Last.IsZero() {
 			start = meta.Last
 		}
-		d.sim = clock.NewSim(start)
-		d.clk = d.sim
+		d.clk = clock.NewSim(start)
 	}
 	return nil
 }

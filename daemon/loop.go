@@ -102,7 +102,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 func (d *Daemon) wait(ctx context.Context, timer *time.Timer) ([]event, error) {
 	next, ok := d.nextWake()
 	var evs []event
-	if d.sim != nil {
+	if jump, sim := d.clk.(clock.Jumper); sim {
 		// Jump to what comes next once nothing has changed for simQuiet
 		// (read-only calls, like a client polling, do not hold time back).
 		quiet := max(d.simQuiet-time.Since(d.lastChange), 100*time.Microsecond)
@@ -115,22 +115,18 @@ func (d *Daemon) wait(ctx context.Context, timer *time.Timer) ([]event, error) {
 			if time.Since(d.lastChange) < d.simQuiet {
 				return nil, nil
 			}
-			if t, has := d.sim.NextTimer(); has && (!ok || t.Before(next)) {
+			if t, has := jump.NextTimer(); has && (!ok || t.Before(next)) {
 				next, ok = t, true
 			}
 			if ok {
-				d.sim.Set(next)
+				jump.Set(next)
 			}
 			d.lastChange = time.Now()
 		}
 	} else {
 		wall := time.Hour
 		if ok {
-			wall = max(0, next.Sub(d.clk.Now()))
-			if s, scaled := d.clk.(*clock.Scaled); scaled {
-				wall = time.Duration(float64(wall) / s.Speed)
-			}
-			wall = min(wall, time.Hour)
+			wall = min(d.clk.WallDuration(max(0, next.Sub(d.clk.Now()))), time.Hour)
 		}
 		if !timer.Stop() {
 			select {
