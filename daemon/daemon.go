@@ -66,7 +66,7 @@ type Daemon struct {
 	forgotten    []scheduler.LeaseID                      // to delete from the store at the next commit
 	started      time.Time                                // on the daemon's clock
 	emu          *emulation
-	power        *powerMgr          // power driver, meter and energy controller (energy.go)
+	power        *powerMgr          // power driver, meter and energy controller (energy*.go, power*.go)
 	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
 	restoreActs  []scheduler.Action // decided while restoring (VMs a repair stopped), enacted by startup
 	errs         map[scheduler.LeaseID][]string

@@ -84,7 +84,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if err != nil {
 			d.log.Info("shutting down: waiting for operations in progress")
 			d.exec.stop(d.cfg.Daemon.ShutdownTimeout)
-			d.power.flush(d.clk.Now()) // energy.go: the hosts' energy into their records
+			d.power.flush(d.clk.Now()) // powermeter.go: the hosts' energy into their records
 			if cerr := d.commitNow(); cerr != nil {
 				d.log.WithError(cerr).Error("final commit")
 			}
@@ -161,7 +161,7 @@ func (d *Daemon) nextWake() (time.Time, bool) {
 	if t, has := d.emu.nextAt(); has && (!ok || t.Before(next)) {
 		next, ok = t, true
 	}
-	if t, has := d.power.nextAt(); has && (!ok || t.Before(next)) { // energy.go: boots, the controller's tick
+	if t, has := d.power.nextAt(); has && (!ok || t.Before(next)) { // energyhooks.go: boots, the controller's tick
 		next, ok = t, true
 	}
 	return next, ok
@@ -173,7 +173,7 @@ func (d *Daemon) nextWake() (time.Time, bool) {
 func (d *Daemon) pass(evs []event) error {
 	began := time.Now()
 	t := &tx{now: d.clk.Now()}
-	d.power.beforeAdvance(t) // energy.go: boots done, failed or late
+	d.power.beforeAdvance(t) // powerswitch.go: boots done, failed or late
 	d.lateOps(t)             // oplate.go: operations that outlast their phase
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
 	res := make([]result, len(evs))
@@ -182,7 +182,7 @@ func (d *Daemon) pass(evs []event) error {
 	}
 	d.emu.submitDue(d, t)
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
-	t.acts = append(t.acts, d.power.step(t.now)...) // energy.go
+	t.acts = append(t.acts, d.power.step(t.now)...) // energyhooks.go
 	if err := d.commit(t.touched, false, t.mutated); err != nil {
 		d.setHealth(err)
 		for _, ev := range evs {

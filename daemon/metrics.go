@@ -99,7 +99,7 @@ func (d *Daemon) count(now time.Time) counts {
 	}
 	c.usedOn = make([]int64, len(d.hosts))
 	for i, h := range d.hosts {
-		c.usedOn[i] = d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // energy.go: not a host's power reservation
+		c.usedOn[i] = d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // hostpower.go: not a host's power reservation
 		if h.Retired || !h.Enabled {
 			continue
 		}
