@@ -66,6 +66,7 @@ type Daemon struct {
 	forgotten    []scheduler.LeaseID                      // to delete from the store at the next commit
 	started      time.Time                                // on the daemon's clock
 	emu          *emulation
+	work         *workers           // the goroutines besides the executor's (workers.go)
 	power        *powerMgr          // power driver, meter and energy controller (energy*.go, power*.go)
 	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
 	restoreActs  []scheduler.Action // decided while restoring (VMs a repair stopped), enacted by startup
@@ -112,6 +113,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	d := &Daemon{cfg: o.Config, path: o.ConfigPath, lg: lg, log: lg.WithField("component", "daemon"),
 		reg: reg, names: map[string]slottable.HostID{}, simQuiet: max(o.SimQuiet, 2*time.Millisecond), events: make(chan event, 4096),
+		work:    newWorkers(),
 		written: map[scheduler.LeaseID]string{}, hostsWritten: map[string]string{}, revs: map[scheduler.LeaseID]scheduler.Revision{}, errs: map[scheduler.LeaseID][]string{}, done: make(chan struct{})}
 	st, err := store.Open(o.Config.Daemon.Store, store.Options{})
 	if err != nil {
@@ -124,6 +126,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	d.store = st
 	if err := d.setup(ctx, o, saved); err != nil {
+		d.work.cancel()
 		st.Close()
 		if d.drv != nil && o.Driver == nil {
 			d.drv.Close()
@@ -269,6 +272,7 @@ func (d *Daemon) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.work.cancel() // Run has waited for them; without Run, boots New resumed
 	err := d.store.Close()
 	if d.drv != nil {
 		err = errors.Join(err, d.drv.Close())

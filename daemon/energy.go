@@ -60,40 +60,55 @@ type powerMgr struct {
 func newPowerMgr(d *Daemon) (*powerMgr, error) {
 	c := d.cfg
 	boot, shutdown := powerTimes(c)
-	now := d.clk.Now()
-	p := &powerMgr{d: d, alpha: c.Energy.WaitingFactor, base: map[string]float64{}, planned: map[slottable.HostID]time.Time{},
-		now: now, inflight: map[slottable.HostID]*switching{}, late: map[slottable.HostID]time.Time{},
+	p := &powerMgr{d: d, alpha: c.Energy.WaitingFactor,
+		inflight: map[slottable.HostID]*switching{}, late: map[slottable.HostID]time.Time{},
 		offFails: map[slottable.HostID]int{}, offRetry: map[slottable.HostID]time.Time{},
-		onFails: map[slottable.HostID]int{}, onRetry: map[slottable.HostID]time.Time{}, gates: map[string]*gate{},
-		loads: map[string]float64{}}
+		onFails: map[slottable.HostID]int{}, onRetry: map[slottable.HostID]time.Time{}, gates: map[string]*gate{}}
 	var err error
 	if p.drv, err = buildPowerDriver(d, boot, shutdown); err != nil {
 		return nil, err
 	}
+	if err := p.restart(d.clk.Now()); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// restart builds the meter and the energy controller from the host
+// records and the scheduler, and resumes the boots and shutdowns the
+// records hold: at the start (newPowerMgr) and when the daemon restores
+// its state after a panic (recover.go). The power driver, the switches in
+// progress and the backoff after failures are kept.
+func (p *powerMgr) restart(now time.Time) error {
+	d, c := p.d, p.d.cfg
+	boot, shutdown := powerTimes(c)
+	p.now, p.base, p.planned, p.loads = now, map[string]float64{}, map[slottable.HostID]time.Time{}, map[string]float64{}
+	p.acts, p.cached = nil, nil
+	var err error
 	model := c.Energy.PowerModel
 	model.Boot, model.Shutdown = boot, shutdown
 	if p.meter, err = energy.NewMeter(model, nil, now, energy.On); err != nil {
-		return nil, err
+		return err
 	}
 	for _, h := range d.hosts {
 		p.base[h.Name] = h.Energy
 		if err := p.meter.AddHost(now, h.Name, meterState(h.Power)); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	next, err := c.Energy.Cron()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cc := energyctl.Config{Alpha: c.Energy.WaitingFactor, Tick: c.Energy.Tick, Next: next, Start: now, NoConsolidation: !c.Energy.Consolidate, ExternalArrivals: c.Energy.ExternalArrivals,
 		InService: p.inService, MayOff: p.mayOff, Hooks: energyctl.Hooks{SwitchedOn: p.switchedOn, SwitchedOff: p.switchedOff}}
 	if c.Energy.Policy != "" {
 		params, err := c.Energy.Params()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if cc.Policy, err = energy.NewPolicy(c.Energy.Policy, params); err != nil {
-			return nil, err
+			return err
 		}
 		p.policy = true
 	}
@@ -105,7 +120,7 @@ func newPowerMgr(d *Daemon) (*powerMgr, error) {
 	}
 	p.attach()
 	p.resume(now)
-	return p, nil
+	return nil
 }
 
 // powerTimes are the boot and shutdown times: power.boot and

@@ -37,6 +37,9 @@ func (p *powerMgr) resume(now time.Time) {
 			p.planned[id] = boot
 			continue
 		}
+		if p.inflight[id] != nil {
+			continue // being switched (a restart after a panic): its outcome comes back as an event
+		}
 		switch h.Power {
 		case string(energy.Booting):
 			p.drive(id, true)

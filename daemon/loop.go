@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/bora-sched/bora/api"
@@ -67,9 +68,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer d.Close()
 	defer close(d.done)
 	d.started = d.clk.Now()
-	go d.pumpDriverEvents(ctx)
+	stopWork := context.AfterFunc(ctx, d.work.cancel) // the workers end with the loop
+	defer stopWork()
+	d.work.Go("driver events", d.pumpDriverEvents)
 	if d.cfg.Driver.Name == "opennebula" {
-		go d.intake(ctx, d.cfg.Driver.OpenNebula.PollInterval)
+		d.work.Go("intake", func(ctx context.Context) { d.intake(ctx, d.cfg.Driver.OpenNebula.PollInterval) })
 	}
 	stopJobs := d.startJobs()
 	defer stopJobs()
@@ -84,6 +87,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if err != nil {
 			d.log.Info("shutting down: waiting for operations in progress")
 			d.exec.stop(d.cfg.Daemon.ShutdownTimeout)
+			if left := d.work.stop(d.cfg.Daemon.ShutdownTimeout); len(left) > 0 {
+				d.log.WithField("running", strings.Join(left, ", ")).Warn("goroutines still running at shutdown: left behind")
+			}
 			d.power.flush(d.clk.Now()) // powermeter.go: the hosts' energy into their records
 			if cerr := d.commitNow(); cerr != nil {
 				d.log.WithError(cerr).Error("final commit")
@@ -167,22 +173,17 @@ func (d *Daemon) nextWake() (time.Time, bool) {
 	return next, ok
 }
 
-// pass applies events, advances the scheduler, commits, answers and
-// enacts. A store failure is fatal for the pass: nothing of it is
-// enacted or acknowledged, and the daemon stops (the store is the truth).
+// pass applies events, advances the scheduler (decide), commits, answers
+// and enacts. A pass that panics is thrown away (recover.go). A store
+// failure is fatal for the pass: nothing of it is enacted or
+// acknowledged, and the daemon stops (the store is the truth).
 func (d *Daemon) pass(evs []event) error {
 	began := time.Now()
 	t := &tx{now: d.clk.Now()}
-	d.power.beforeAdvance(t) // powerswitch.go: boots done, failed or late
-	d.lateOps(t)             // oplate.go: operations that outlast their phase
-	t.acts = append(t.acts, d.sched.Advance(t.now)...)
-	res := make([]result, len(evs))
-	for i, ev := range evs {
-		res[i].v, res[i].err = d.apply(ev, t)
+	res, pp := d.decide(t, evs)
+	if pp != nil {
+		return d.recoverPass(t, evs, pp)
 	}
-	d.emu.submitDue(d, t)
-	t.acts = append(t.acts, d.sched.Advance(t.now)...)
-	t.acts = append(t.acts, d.power.step(t.now)...) // energyhooks.go
 	if err := d.commit(t.touched, false, t.mutated); err != nil {
 		d.setHealth(err)
 		for _, ev := range evs {
@@ -205,18 +206,6 @@ func (d *Daemon) pass(evs []event) error {
 	d.updateGauges(t.now)
 	d.checkCapacity() // capacity.go
 	return nil
-}
-
-// apply runs one event, turning a panic in it into an error so that one
-// bad request cannot stop the loop.
-func (d *Daemon) apply(ev event, t *tx) (v any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			d.log.WithField("panic", r).Error("event failed")
-			err = fmt.Errorf("internal error: %v", r)
-		}
-	}()
-	return ev.fn(t)
 }
 
 // commitNow commits everything that differs from the store, comparing

@@ -70,8 +70,8 @@ func (p *powerMgr) drive(h slottable.HostID, on bool) {
 		p.openGate(host.Name)
 	}
 	name, timeout := host.Name, p.d.cfg.Daemon.OpTimeout
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	p.d.work.Go("power "+string(to)+" "+name, func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		var err error
 		if on {
@@ -84,7 +84,7 @@ func (p *powerMgr) drive(h slottable.HostID, on bool) {
 		p.mu.Unlock()
 		close(sw.done)
 		p.d.post(func(t *tx) { p.drain(t) })
-	}()
+	})
 }
 
 // drain applies the driver calls' outcomes that came in.
