@@ -50,9 +50,11 @@ type powerMgr struct {
 
 	loads map[string]float64 // the CPU load the meter has for each host
 
-	mu      sync.Mutex       // guards what the driver calls' goroutines and the executor share:
-	results []switchResult   // outcomes not yet applied
-	gates   map[string]*gate // hosts booting: the executor waits for them
+	mu      sync.Mutex     // guards what the driver calls' goroutines and the executor share:
+	results []switchResult // outcomes not yet applied
+	// Switches cut short by the shutdown: never applied (powerswitch.go).
+	abandoned []switchResult
+	gates     map[string]*gate // hosts booting: the executor waits for them
 }
 
 // newPowerMgr builds the power management of d once its scheduler is

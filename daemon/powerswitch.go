@@ -70,8 +70,8 @@ func (p *powerMgr) drive(h slottable.HostID, on bool) {
 		p.openGate(host.Name)
 	}
 	name, timeout := host.Name, p.d.cfg.Daemon.OpTimeout
-	p.d.work.Go("power "+string(to)+" "+name, func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
+	p.d.work.Go("power "+string(to)+" "+name, func(run context.Context) {
+		ctx, cancel := context.WithTimeout(run, timeout)
 		defer cancel()
 		var err error
 		if on {
@@ -79,8 +79,17 @@ func (p *powerMgr) drive(h slottable.HostID, on bool) {
 		} else {
 			err = p.drv.PowerOff(ctx, name)
 		}
+		r := switchResult{h: h, seq: sw.seq, on: on, err: err}
 		p.mu.Lock()
-		p.results = append(p.results, switchResult{h: h, seq: sw.seq, on: on, err: err})
+		if err != nil && run.Err() != nil {
+			// Cut short by the shutdown: not a failure of the host. Its
+			// record stays booting (shutting down), and the next start
+			// switches it again (resume).
+			p.abandoned = append(p.abandoned, r)
+			p.mu.Unlock()
+			return
+		}
+		p.results = append(p.results, r)
 		p.mu.Unlock()
 		close(sw.done)
 		p.d.post(func(t *tx) { p.drain(t) })
