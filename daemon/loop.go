@@ -68,14 +68,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer d.Close()
 	defer close(d.done)
 	d.started = d.clk.Now()
-	stopWork := context.AfterFunc(ctx, d.work.cancel) // the workers end with the loop
-	defer stopWork()
 	d.work.Go("driver events", d.pumpDriverEvents)
 	if d.cfg.Driver.Name == "opennebula" {
 		d.work.Go("intake", func(ctx context.Context) { d.intake(ctx, d.cfg.Driver.OpenNebula.PollInterval) })
 	}
 	stopJobs := d.startJobs()
 	defer stopJobs()
+	// At shutdown the loop stops the workers before the executor; on an
+	// error, here, before the jobs (whose calls end with the workers).
+	defer d.stopWorkers()
 	if err := d.startup(ctx); err != nil {
 		return err
 	}
@@ -86,10 +87,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 		evs, err := d.wait(ctx, timer)
 		if err != nil {
 			d.log.Info("shutting down: waiting for operations in progress")
+			d.stopWorkers() // no pass runs from here: what they post is never applied
 			d.exec.stop(d.cfg.Daemon.ShutdownTimeout)
-			if left := d.work.stop(d.cfg.Daemon.ShutdownTimeout); len(left) > 0 {
-				d.log.WithField("running", strings.Join(left, ", ")).Warn("goroutines still running at shutdown: left behind")
-			}
 			d.power.flush(d.clk.Now()) // powermeter.go: the hosts' energy into their records
 			if cerr := d.commitNow(); cerr != nil {
 				d.log.WithError(cerr).Error("final commit")
@@ -100,6 +99,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if err := d.pass(evs); err != nil {
 			return err
 		}
+	}
+}
+
+// stopWorkers cancels the workers (power switches, driver events,
+// intake) and waits for them up to shutdown_timeout, logging those
+// still running then. Only the first call does anything.
+func (d *Daemon) stopWorkers() {
+	if left := d.work.stop(d.cfg.Daemon.ShutdownTimeout); len(left) > 0 {
+		d.log.WithField("running", strings.Join(left, ", ")).Warn("goroutines still running at shutdown: left behind")
 	}
 }
 

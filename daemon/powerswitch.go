@@ -82,11 +82,14 @@ func (p *powerMgr) drive(h slottable.HostID, on bool) {
 		r := switchResult{h: h, seq: sw.seq, on: on, err: err}
 		p.mu.Lock()
 		if err != nil && run.Err() != nil {
-			// Cut short by the shutdown: not a failure of the host. Its
-			// record stays booting (shutting down), and the next start
-			// switches it again (resume).
+			// Cut short by the shutdown (no pass runs any more): not a
+			// failure of the host. Its record stays booting (shutting
+			// down), and the next start switches it again (resume). An
+			// operation waiting for the boot gives up now.
 			p.abandoned = append(p.abandoned, r)
 			p.mu.Unlock()
+			p.closeGate(name, fmt.Errorf("host %s: boot cut short by the shutdown: %w", name, err))
+			close(sw.done)
 			return
 		}
 		p.results = append(p.results, r)

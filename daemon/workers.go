@@ -19,6 +19,7 @@ type workers struct {
 	mu      sync.Mutex
 	seq     int
 	running map[int]string // by number: what each goroutine does
+	stopped bool
 }
 
 func newWorkers() *workers {
@@ -47,9 +48,17 @@ func (w *workers) Go(name string, fn func(ctx context.Context)) {
 }
 
 // stop cancels the workers' context and waits up to timeout for the
-// goroutines to end. It returns what those still running do, sorted.
+// goroutines to end. It returns what those still running do, sorted;
+// nothing when called again.
 func (w *workers) stop(timeout time.Duration) []string {
+	w.mu.Lock()
+	again := w.stopped
+	w.stopped = true
+	w.mu.Unlock()
 	w.cancel()
+	if again {
+		return nil
+	}
 	done := make(chan struct{})
 	go func() { w.wg.Wait(); close(done) }()
 	select {
