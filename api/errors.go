@@ -77,6 +77,8 @@ func errorStatus(err error) (status int, body Error, internal bool) {
 		return http.StatusConflict, Error{Error: err.Error()}, false
 	case errors.Is(err, ErrUnavailable):
 		return http.StatusServiceUnavailable, Error{Error: err.Error()}, false
+	case errors.Is(err, ErrNotApplied):
+		return http.StatusInternalServerError, Error{Error: ErrNotApplied.Error()}, true
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable, Error{Error: "the daemon did not answer in time"}, false
 	}

@@ -67,6 +67,8 @@ func (f *fakeService) CreateLease(_ context.Context, c Caller, r LeaseRequest) (
 		panic("the fake service panics on purpose")
 	case "internal":
 		return Lease{}, errors.New("the store's disk is on fire at /var/lib/bora")
+	case "not-applied":
+		return Lease{}, fmt.Errorf("%w (panic: runtime error in the scheduler)", ErrNotApplied)
 	}
 	if r.VMs <= 0 {
 		return Lease{}, &FieldError{Field: "vms", Msg: "must be positive"}

@@ -298,6 +298,26 @@ func TestPanicAndInternalErrorsAreContained(t *testing.T) {
 	}
 }
 
+// TestNotApplied: an operation the daemon threw away after a panic is a
+// 500 whose answer says it was not applied (and not the panic itself),
+// the real error logged.
+func TestNotApplied(t *testing.T) {
+	ts := newTestServer(t, ServerConfig{})
+	w := ts.do(t, "POST", "/v1/leases", aliceToken, `{"name":"not-applied","vms":1,"duration":"1h"}`)
+	var e Error
+	if w.Code != http.StatusInternalServerError || json.Unmarshal(w.Body.Bytes(), &e) != nil ||
+		e.Error != "internal error: the operation failed and was not applied (see the daemon's log)" {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	logged := false
+	for _, en := range ts.logs.AllEntries() {
+		logged = logged || (en.Message == "api request failed" && strings.Contains(en.Data["error"].(error).Error(), "runtime error in the scheduler"))
+	}
+	if !logged {
+		t.Error("the real error is not logged")
+	}
+}
+
 func TestHealth(t *testing.T) {
 	ts := newTestServer(t, ServerConfig{})
 	w := ts.do(t, "GET", "/healthz", "", "")

@@ -238,4 +238,8 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrUnavailable (503): the daemon is shutting down or its store failed.
 	ErrUnavailable = errors.New("unavailable")
+	// ErrNotApplied (500): the daemon failed (a panic in the scheduling
+	// loop) while it did the operation, and threw away everything the
+	// operation changed: it can be tried again.
+	ErrNotApplied = errors.New("internal error: the operation failed and was not applied (see the daemon's log)")
 )

@@ -17,6 +17,20 @@ type Clock interface {
 	Now() time.Time
 	// After delivers the clock's time once d has passed on this clock.
 	After(d time.Duration) <-chan time.Time
+	// WallDuration is how long d on this clock lasts on the wall clock: how long
+	// to sleep (in real time) until something d ahead is due.
+	WallDuration(d time.Duration) time.Duration
+}
+
+// Jumper is a clock that moves only when told to (Sim): whoever runs it
+// jumps it to what comes next when nothing else is to be done, instead of
+// sleeping WallDuration(d).
+type Jumper interface {
+	Clock
+	// NextTimer is when the earliest timer set with After fires.
+	NextTimer() (time.Time, bool)
+	// Set moves the clock to t (never backwards), firing the timers due.
+	Set(t time.Time)
 }
 
 // Real is the wall clock.
@@ -27,6 +41,9 @@ func (Real) Now() time.Time { return time.Now() }
 
 // After is time.After.
 func (Real) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// WallDuration is d: the real clock is the wall clock.
+func (Real) WallDuration(d time.Duration) time.Duration { return d }
 
 // Scaled runs Speed times faster than the wall clock from an origin:
 // at wall time w it reads Base + (w - Wall) * Speed.
@@ -56,9 +73,13 @@ func (c *Scaled) Now() time.Time {
 // After sleeps d of scaled time.
 func (c *Scaled) After(d time.Duration) <-chan time.Time {
 	out := make(chan time.Time, 1)
-	wall := time.Duration(float64(d) / c.Speed)
-	time.AfterFunc(wall, func() { out <- c.Now() })
+	time.AfterFunc(c.WallDuration(d), func() { out <- c.Now() })
 	return out
+}
+
+// WallDuration is d divided by the speed: at 60, a minute lasts a second.
+func (c *Scaled) WallDuration(d time.Duration) time.Duration {
+	return time.Duration(float64(d) / c.Speed)
 }
 
 // Sim is a simulated clock: time stands still until Jump moves it to the
@@ -95,6 +116,10 @@ func (c *Sim) After(d time.Duration) <-chan time.Time {
 	heap.Push(&c.timers, timer{at: c.now.Add(d), seq: c.seq, ch: out})
 	return out
 }
+
+// WallDuration is d: simulated time does not follow the wall clock, so there is
+// no better answer; the daemon jumps a Sim (Jumper) rather than sleep.
+func (c *Sim) WallDuration(d time.Duration) time.Duration { return d }
 
 // Waiting is the number of timers not yet fired.
 func (c *Sim) Waiting() int {

@@ -156,9 +156,10 @@ type Emulation struct {
 	User     string `yaml:"user"`     // whose leases they are
 }
 
-// cronParser reads the schedules of jobs.* and energy.schedule: five
+// CronParser reads the schedules of jobs.* and energy.schedule (here and
+// in the daemon, which runs the jobs on it): five
 // fields, or a descriptor (@hourly, @every 5m).
-var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+var CronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // DefaultDaemon, DefaultAPI... are the values of keys left out.
 func defaultDaemonSections() (Daemon, APIConfig, DriverConfig, PowerConfig, Jobs) {
@@ -317,7 +318,7 @@ func (c Config) validateRest() error {
 	if err := c.validatePower(); err != nil {
 		return err
 	}
-	p := cronParser
+	p := CronParser
 	if c.Jobs.Snapshot != "" && c.Jobs.SnapshotKeep < 1 {
 		return fieldErr("jobs.snapshot_keep", fmt.Sprintf("%d: keep at least 1 snapshot (or turn snapshots off with jobs.snapshot: \"\")", c.Jobs.SnapshotKeep))
 	}

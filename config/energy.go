@@ -76,7 +76,7 @@ func (e Energy) Cron() (func(time.Time) time.Time, error) {
 	if strings.TrimSpace(e.Schedule) == "" {
 		return nil, nil
 	}
-	sched, err := cronParser.Parse(e.Schedule)
+	sched, err := CronParser.Parse(e.Schedule)
 	if err != nil {
 		return nil, fieldErr("energy.schedule", fmt.Sprintf("%q: %v", e.Schedule, err))
 	}

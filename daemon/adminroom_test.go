@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/clock"
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/drivers"
 )
@@ -56,12 +57,12 @@ func setTime(t *testing.T, d *running, secs float64) {
 	type mark struct{ timers, busy int }
 	var last mark
 	for i, same := 0, 0; i < 200 && same < 3; i++ {
-		d.sim.Set(at) // fires the timers of operations begun since
+		d.clk.(*clock.Sim).Set(at) // fires the timers of operations begun since
 		if _, err := d.call(context.Background(), func(*tx) (any, error) { return nil, nil }); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(5 * time.Millisecond)
-		m := mark{d.sim.Waiting(), d.exec.busy()}
+		m := mark{d.clk.(*clock.Sim).Waiting(), d.exec.busy()}
 		if m == last {
 			same++
 		} else {

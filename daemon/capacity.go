@@ -49,7 +49,7 @@ func (d *Daemon) checkCapacity() {
 		return
 	}
 	c.last = time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.Daemon.OpTimeout)
+	ctx, cancel := context.WithTimeout(d.work.ctx, d.cfg.Daemon.OpTimeout)
 	defer cancel()
 	vms, err := d.drv.List(ctx)
 	if err != nil {

@@ -48,7 +48,6 @@ type Daemon struct {
 	log   *logrus.Entry
 	lg    *logrus.Logger
 	clk   clock.Clock
-	sim   *clock.Sim // set when the clock is simulated
 	store *store.Store
 	drv   drivers.Driver
 	reg   *prometheus.Registry
@@ -72,7 +71,8 @@ type Daemon struct {
 	finishedSince int                                      // leases finished since the store's size was last looked at
 	started       time.Time                                // on the daemon's clock
 	emu           *emulation
-	power         *powerMgr          // power driver, meter and energy controller (energy.go)
+	work          *workers           // the goroutines besides the executor's (workers.go)
+	power         *powerMgr          // power driver, meter and energy controller (energy*.go, power*.go)
 	unknown       []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
 	restoreActs   []scheduler.Action // decided while restoring (VMs a repair stopped), enacted by startup
 	errs          map[scheduler.LeaseID][]string
@@ -118,6 +118,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	d := &Daemon{cfg: o.Config, path: o.ConfigPath, lg: lg, log: lg.WithField("component", "daemon"),
 		reg: reg, names: map[string]slottable.HostID{}, simQuiet: max(o.SimQuiet, 2*time.Millisecond), events: make(chan event, 4096),
+		work:    newWorkers(),
 		written: map[scheduler.LeaseID]string{}, hostsWritten: map[string]string{}, revs: map[scheduler.LeaseID]scheduler.Revision{}, errs: map[scheduler.LeaseID][]string{}, done: make(chan struct{}),
 		over: map[scheduler.LeaseID]overSummary{}, rewrite: map[scheduler.LeaseID][]byte{}}
 	st, err := store.Open(o.Config.Daemon.Store, store.Options{})
@@ -131,6 +132,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	d.store = st
 	if err := d.setup(ctx, o, saved); err != nil {
+		d.work.cancel()
 		st.Close()
 		if d.drv != nil && o.Driver == nil {
 			d.drv.Close()
@@ -244,8 +246,7 @@ func (d *Daemon) setupClock(saved *store.State) error {
 		if !meta.Last.IsZero() {
 			start = meta.Last
 		}
-		d.sim = clock.NewSim(start)
-		d.clk = d.sim
+		d.clk = clock.NewSim(start)
 	}
 	return nil
 }
@@ -277,6 +278,7 @@ func (d *Daemon) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.work.cancel() // Run has waited for them; without Run, boots New resumed
 	err := d.store.Close()
 	if d.drv != nil {
 		err = errors.Join(err, d.drv.Close())

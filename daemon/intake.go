@@ -153,7 +153,7 @@ func (d *Daemon) refreshHost(t *tx, f drivers.Host) {
 		if up {
 			t.acts = append(t.acts, d.sched.Advance(t.now)...)
 		} else {
-			_ = d.setEnabled(t, nid) // energy.go: closed until it answers with a size
+			_ = d.setEnabled(t, nid) // hostpower.go: closed until it answers with a size
 		}
 		return
 	}
@@ -165,7 +165,7 @@ func (d *Daemon) refreshHost(t *tx, f drivers.Host) {
 		return
 	}
 	h.Up, h.Retired = up, false
-	_ = d.setEnabled(t, id) // energy.go
+	_ = d.setEnabled(t, id) // hostpower.go
 	log.WithField("up", up).Info("host changed")
 }
 
@@ -188,7 +188,7 @@ func (d *Daemon) resizeHost(t *tx, id slottable.HostID, cpu, memory int64) {
 		log.WithError(err).Error("changing a host's capacity")
 	default:
 		log.WithField("cpu", cpu).WithField("memory_mb", memory).Info("host capacity changed")
-		_ = d.setEnabled(t, id) // energy.go: opens it if it was closed while overcommitted
+		_ = d.setEnabled(t, id) // hostpower.go: opens it if it was closed while overcommitted
 	}
 }
 

@@ -1,19 +1,22 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/bora-sched/bora/config"
 )
 
 // startJobs runs the periodic jobs on their cron schedules (wall clock):
 // accounting snapshots into the store, compaction of the store, and
 // snapshots of the store (checked copies beside it, for bora store
-// restore).
+// restore). The cron runs them in its goroutines; the function returned
+// stops it and waits for a job in progress (whose calls into the loop
+// end with the workers' context).
 func (d *Daemon) startJobs() func() {
-	c := cron.New(cron.WithParser(cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)))
+	c := cron.New(cron.WithParser(config.CronParser))
 	log := d.log.WithField("component", "jobs")
 	add := func(name, spec string, fn func()) {
 		if spec == "" {
@@ -54,7 +57,7 @@ func (d *Daemon) startJobs() func() {
 
 // accounting stores a snapshot of the stats, and prunes old ones.
 func (d *Daemon) accounting() error {
-	st, err := d.stats(context.Background())
+	st, err := d.stats(d.work.ctx)
 	if err != nil {
 		return err
 	}
@@ -77,7 +80,7 @@ func (d *Daemon) forget(retention time.Duration) (int, error) {
 	if retention <= 0 {
 		return 0, nil
 	}
-	v, err := d.call(context.Background(), func(t *tx) (any, error) {
+	v, err := d.call(d.work.ctx, func(t *tx) (any, error) {
 		gone := d.sched.Forget(t.now.Add(-retention))
 		gone = append(gone, d.forgetOver(t.now.Add(-retention))...) // finished.go
 		d.forgotten = append(d.forgotten, gone...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/bora-sched/bora/api"
@@ -67,12 +68,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer d.Close()
 	defer close(d.done)
 	d.started = d.clk.Now()
-	go d.pumpDriverEvents(ctx)
+	d.work.Go("driver events", d.pumpDriverEvents)
 	if d.cfg.Driver.Name == "opennebula" {
-		go d.intake(ctx, d.cfg.Driver.OpenNebula.PollInterval)
+		d.work.Go("intake", func(ctx context.Context) { d.intake(ctx, d.cfg.Driver.OpenNebula.PollInterval) })
 	}
 	stopJobs := d.startJobs()
 	defer stopJobs()
+	// At shutdown the loop stops the workers before the executor; on an
+	// error, here, before the jobs (whose calls end with the workers).
+	defer d.stopWorkers()
 	if err := d.startup(ctx); err != nil {
 		return err
 	}
@@ -84,8 +88,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		evs, err := d.wait(ctx, timer)
 		if err != nil {
 			d.log.Info("shutting down: waiting for operations in progress")
+			d.stopWorkers() // no pass runs from here: what they post is never applied
 			d.exec.stop(d.cfg.Daemon.ShutdownTimeout)
-			d.power.flush(d.clk.Now()) // energy.go: the hosts' energy into their records
+			d.power.flush(d.clk.Now()) // powermeter.go: the hosts' energy into their records
 			if cerr := d.commitNow(); cerr != nil {
 				d.log.WithError(cerr).Error("final commit")
 			} else {
@@ -100,12 +105,21 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 }
 
+// stopWorkers cancels the workers (power switches, driver events,
+// intake) and waits for them up to shutdown_timeout, logging those
+// still running then. Only the first call does anything.
+func (d *Daemon) stopWorkers() {
+	if left := d.work.stop(d.cfg.Daemon.ShutdownTimeout); len(left) > 0 {
+		d.log.WithField("running", strings.Join(left, ", ")).Warn("goroutines still running at shutdown: left behind")
+	}
+}
+
 // wait blocks until there are events, the scheduler (or emulation) has
 // something due, or ctx ends; then it takes every event waiting.
 func (d *Daemon) wait(ctx context.Context, timer *time.Timer) ([]event, error) {
 	next, ok := d.nextWake()
 	var evs []event
-	if d.sim != nil {
+	if jump, sim := d.clk.(clock.Jumper); sim {
 		// Jump to what comes next once nothing has changed for simQuiet
 		// (read-only calls, like a client polling, do not hold time back).
 		quiet := max(d.simQuiet-time.Since(d.lastChange), 100*time.Microsecond)
@@ -118,22 +132,18 @@ func (d *Daemon) wait(ctx context.Context, timer *time.Timer) ([]event, error) {
 			if time.Since(d.lastChange) < d.simQuiet {
 				return nil, nil
 			}
-			if t, has := d.sim.NextTimer(); has && (!ok || t.Before(next)) {
+			if t, has := jump.NextTimer(); has && (!ok || t.Before(next)) {
 				next, ok = t, true
 			}
 			if ok {
-				d.sim.Set(next)
+				jump.Set(next)
 			}
 			d.lastChange = time.Now()
 		}
 	} else {
 		wall := time.Hour
 		if ok {
-			wall = max(0, next.Sub(d.clk.Now()))
-			if s, scaled := d.clk.(*clock.Scaled); scaled {
-				wall = time.Duration(float64(wall) / s.Speed)
-			}
-			wall = min(wall, time.Hour)
+			wall = min(d.clk.WallDuration(max(0, next.Sub(d.clk.Now()))), time.Hour)
 		}
 		if !timer.Stop() {
 			select {
@@ -168,35 +178,29 @@ func (d *Daemon) nextWake() (time.Time, bool) {
 	if t, has := d.emu.nextAt(); has && (!ok || t.Before(next)) {
 		next, ok = t, true
 	}
-	if t, has := d.power.nextAt(); has && (!ok || t.Before(next)) { // energy.go: boots, the controller's tick
+	if t, has := d.power.nextAt(); has && (!ok || t.Before(next)) { // energyhooks.go: boots, the controller's tick
 		next, ok = t, true
 	}
 	return next, ok
 }
 
-// pass applies events, advances the scheduler, commits, answers and
-// enacts. A store failure is fatal for the pass: nothing of it is
-// enacted or acknowledged, and the daemon stops (the store is the truth).
+// pass applies events, advances the scheduler (decide), commits, answers
+// and enacts. A pass that panics is thrown away (recover.go). A store
+// failure is fatal for the pass: nothing of it is enacted or
+// acknowledged, and the daemon stops (the store is the truth).
 func (d *Daemon) pass(evs []event) error {
 	began := time.Now()
 	t := &tx{now: d.clk.Now()}
-	d.power.beforeAdvance(t) // energy.go: boots done, failed or late
-	d.lateOps(t)             // oplate.go: operations that outlast their phase
-	t.acts = append(t.acts, d.sched.Advance(t.now)...)
-	res := make([]result, len(evs))
-	for i, ev := range evs {
-		res[i].v, res[i].err = d.apply(ev, t)
+	res, pp := d.decide(t, evs)
+	if pp != nil {
+		return d.recoverPass(t, evs, pp)
 	}
-	d.emu.submitDue(d, t)
-	t.acts = append(t.acts, d.sched.Advance(t.now)...)
-	t.acts = append(t.acts, d.power.step(t.now)...) // energy.go
 	if err := d.commit(t.touched, false, t.mutated); err != nil {
 		d.setHealth(err)
-		for i, ev := range evs {
+		for _, ev := range evs {
 			if ev.reply != nil {
 				ev.reply <- result{err: fmt.Errorf("state store: %v: %w", err, api.ErrUnavailable)}
 			}
-			_ = i
 		}
 		return fmt.Errorf("committing to the state store: %w", err)
 	}
@@ -215,18 +219,6 @@ func (d *Daemon) pass(evs []event) error {
 	d.updateGauges(t.now)
 	d.checkCapacity() // capacity.go
 	return nil
-}
-
-// apply runs one event, turning a panic in it into an error so that one
-// bad request cannot stop the loop.
-func (d *Daemon) apply(ev event, t *tx) (v any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			d.log.WithField("panic", r).Error("event failed")
-			err = fmt.Errorf("internal error: %v", r)
-		}
-	}()
-	return ev.fn(t)
 }
 
 // commitNow commits everything that differs from the store, comparing

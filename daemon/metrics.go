@@ -27,6 +27,7 @@ type metrics struct {
 	bootsLate     prometheus.Counter
 	opsLate       prometheus.Counter // oplate.go
 	breaches      prometheus.Counter // capacity.go
+	passPanics    prometheus.Counter // recover.go
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -64,10 +65,12 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Help: "Operations on leases' VMs still going on when their reservation was over."}),
 		breaches: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_capacity_breaches_total",
 			Help: "Times a host was found running more cores or memory than it has (driver's view)."}),
+		passPanics: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_pass_panics_total",
+			Help: "Passes of the scheduling loop that panicked: thrown away, the state restored from the store."}),
 	}
 	reg.MustRegister(m.leases, m.queue, m.preemptions, m.preemptVMs, m.overhead, m.hosts, m.unknown,
 		m.utilisation, m.decision, m.ops, m.energy, m.violations, m.powerFailures, m.bootsLate,
-		m.opsLate, m.breaches)
+		m.opsLate, m.breaches, m.passPanics)
 	return m
 }
 
@@ -100,7 +103,7 @@ func (d *Daemon) count(now time.Time) counts {
 	d.countOver(&c) // finished.go
 	c.usedOn = make([]int64, len(d.hosts))
 	for i, h := range d.hosts {
-		c.usedOn[i] = d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // energy.go: not a host's power reservation
+		c.usedOn[i] = d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // hostpower.go: not a host's power reservation
 		if h.Retired || !h.Enabled {
 			continue
 		}
