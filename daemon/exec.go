@@ -71,6 +71,7 @@ type runTimer interface {
 
 // enact turns actions into operations (in the loop: it reads leases).
 func (e *executor) enact(acts []scheduler.Action) {
+	var ops []op
 	for _, a := range acts {
 		if a.Op == scheduler.ActRun {
 			continue // start and resume leave the VMs running
@@ -92,22 +93,33 @@ func (e *executor) enact(acts []scheduler.Action) {
 			log, msg = log.WithField("state", string(st)), "lease over ("+string(st)+"): cleaning up its VMs"
 		}
 		log.Info(msg)
-		e.push(o)
+		ops = append(ops, o)
 	}
+	e.push(ops...)
 }
 
-func (e *executor) push(o op) {
+// push queues a pass's operations. All of them are recorded as in flight
+// before any worker starts: a start must see the clean-up of another
+// lease's VMs on its hosts that the same pass decided, whatever their
+// order in it (awaitLate).
+func (e *executor) push(ops ...op) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.ctx.Err() != nil {
-		return // stopping: the operation is re-enacted on the next start
+		return // stopping: the operations are re-enacted on the next start
 	}
-	q, busy := e.queues[o.lease]
-	e.queues[o.lease] = append(q, o)
-	if !busy {
-		e.takeOffLocked(o) // before the next pass can look (oplate.go)
+	var start []scheduler.LeaseID
+	for _, o := range ops {
+		q, busy := e.queues[o.lease]
+		e.queues[o.lease] = append(q, o)
+		if !busy {
+			e.takeOffLocked(o) // before the next pass can look (oplate.go)
+			start = append(start, o.lease)
+		}
+	}
+	for _, id := range start {
 		e.wg.Add(1)
-		go e.worker(o.lease)
+		go e.worker(id)
 	}
 }
 
