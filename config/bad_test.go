@@ -21,7 +21,7 @@ func TestBadFiles(t *testing.T) {
 		"syntax":             `2: (document): did not find expected key`,
 		"duplicate-section":  `5: daemon: key written twice (first at line 1)`,
 		"duplicate-key":      `5: hosts[0].cpu: key written twice (first at line 3)`,
-		"unknown-key":        `3: daemon.stroe: unknown key (known here: clock, log_format, log_level, op_retries, op_timeout, shutdown_grace, shutdown_timeout, speed, start, store)`,
+		"unknown-key":        `3: daemon.stroe: unknown key (known here: clock, log_format, log_level, op_retries, op_timeout, shutdown_grace, shutdown_timeout, speed, start, store, strict_restore)`,
 		"not-a-number":       `3: daemon.speed: "fast" is not a number`,
 		"backfilling":        `2: scheduler.backfilling: unknown value "sideways" (want conservative, aggressive, none)`,
 		"overheads-negative": `5: scheduler.overheads.pause: must not be negative, got -1s`,
