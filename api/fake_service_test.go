@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // fakeService is a hand-written Service over a map: enough behaviour to
@@ -69,11 +71,11 @@ func (f *fakeService) CreateLease(_ context.Context, c Caller, r LeaseRequest) (
 		return Lease{}, errors.New("the store's disk is on fire at /var/lib/bora")
 	}
 	if r.VMs <= 0 {
-		return Lease{}, &FieldError{Field: "vms", Msg: "must be positive"}
+		return Lease{}, &fielderr.Error{Path: "vms", Msg: "must be positive"}
 	}
 	d, err := time.ParseDuration(r.Duration)
 	if err != nil || d <= 0 {
-		return Lease{}, &FieldError{Field: "duration", Msg: "must be a positive duration such as 90m"}
+		return Lease{}, &fielderr.Error{Path: "duration", Msg: "must be a positive duration such as 90m"}
 	}
 	if r.Origin == "external" && !c.External && !c.Admin {
 		return Lease{}, fmt.Errorf("external lease: %w", ErrForbidden)

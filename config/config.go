@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workload"
@@ -282,12 +283,12 @@ func megabytes(field func(*Config) *int64) func(*Config, string) error {
 }
 
 // Validate checks every section.
-// Its errors are *FieldError naming the dotted key.
+// Its errors are *fielderr.Error naming the dotted key.
 func (c Config) Validate() error {
 	if err := c.Scheduler.Validate(); err != nil {
-		var fe *scheduler.FieldError
+		var fe *fielderr.Error
 		if errors.As(err, &fe) {
-			return fieldErr("scheduler."+fe.Field, fe.Msg)
+			return fieldErr("scheduler."+fe.Path, fe.Msg)
 		}
 		return fieldErr("scheduler", err.Error())
 	}

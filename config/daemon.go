@@ -15,6 +15,7 @@ import (
 	"github.com/bora-sched/bora/drivers/libvirt"
 	"github.com/bora-sched/bora/drivers/opennebula"
 	"github.com/bora-sched/bora/drivers/power"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // Daemon is how borad runs: its store, clock, logs and operation bounds.
@@ -281,9 +282,9 @@ func (c Config) validateRest() error {
 	case "fake":
 	case "libvirt":
 		if err := c.Driver.Libvirt.Validate(); err != nil {
-			var fe *libvirt.FieldError
+			var fe *fielderr.Error
 			if errors.As(err, &fe) {
-				return fieldErr("driver.libvirt."+fe.Field, fe.Problem)
+				return fieldErr("driver.libvirt."+fe.Path, fe.Msg)
 			}
 			return fieldErr("driver.libvirt", err.Error())
 		}
@@ -396,28 +397,20 @@ func (h HostSpec) PowerInfo() power.HostInfo {
 	return power.HostInfo{Name: h.Name, Address: h.Address, MAC: h.MAC, BMC: h.BMC}
 }
 
-// FieldError is a bad value of one key, found by validation. Near are
-// the keys that made Key needed, for a Key left out of the file (api.tcp
-// for a missing api.tls_cert): the refusal names the line of the first
-// of them written.
-type FieldError struct {
-	Key  string
-	Msg  string
-	Near []string
-}
-
-func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
-
+// fieldErr is a bad value of one key, found by validation. Near are the
+// keys that made key needed, for a key left out of the file (api.tcp for
+// a missing api.tls_cert): the refusal names the line of the first of
+// them written.
 func fieldErr(key, msg string, near ...string) error {
-	return &FieldError{Key: key, Msg: msg, Near: near}
+	return &fielderr.Error{Path: key, Msg: msg, Near: near}
 }
 
 // asError turns a validation error into an Error naming the file, the
 // key and its line: the one place every refusal of a value gets its line.
 func (ls lines) asError(err error, file string) error {
-	var fe *FieldError
+	var fe *fielderr.Error
 	if errors.As(err, &fe) {
-		return &Error{File: file, Line: ls.line(fe.Key, fe.Near...), Key: fe.Key, Err: errors.New(fe.Msg)}
+		return &Error{File: file, Line: ls.line(fe.Path, fe.Near...), Key: fe.Path, Err: errors.New(fe.Msg)}
 	}
 	return &Error{File: file, Line: 1, Key: "(validation)", Err: err}
 }

@@ -34,7 +34,7 @@
 // the line and the dotted key (an unknown key wraps ErrUnknownKey).
 // Values that parse but are out of range (an unknown backfilling mode, a
 // negative rate, zero hosts) are found by Validate after the whole
-// document is read, as a *FieldError naming the key; the loader keeps
+// document is read, as a *fielderr.Error naming the key; the loader keeps
 // the line of every key path while reading and turns it into an *Error
 // with that line (for a key left out, the line of the key that made it
 // needed, or of its section). On any error Load and Parse return the zero

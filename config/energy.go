@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/energy"
+	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/sim"
 )
@@ -122,17 +123,17 @@ func (e Energy) Validate() error {
 	return nil
 }
 
-// energyKey turns an energy.FieldError into a FieldError naming the key.
+// energyKey turns an energy field error into one naming the configuration key.
 func energyKey(err error) error {
-	var fe *energy.FieldError
+	var fe *fielderr.Error
 	if !errors.As(err, &fe) {
 		return fieldErr("energy", err.Error())
 	}
-	key := map[string]string{"alpha": "waiting_factor"}[fe.Field]
+	key := map[string]string{"alpha": "waiting_factor"}[fe.Path]
 	if key == "" {
-		key = fe.Field
+		key = fe.Path
 	}
-	if _, fuzzy := strings.CutPrefix(fe.Field, "fuzzy."); !fuzzy && fe.Err == energy.ErrInvalidFuzzy {
+	if _, fuzzy := strings.CutPrefix(fe.Path, "fuzzy."); !fuzzy && fe.Err == energy.ErrInvalidFuzzy {
 		key = "fuzzy." + key
 	}
 	return fieldErr("energy."+key, fe.Msg)

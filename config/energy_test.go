@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // TestEnergySection: the energy keys, as a section of the file (with the
@@ -77,8 +79,8 @@ func TestEnergyNeedsPowerDriver(t *testing.T) {
 	c.Hosts = []HostSpec{{Name: "h", CPU: 1, Memory: 1024}}
 	c.Energy.Policy = "pemp"
 	err := c.ValidateDaemon()
-	var fe *FieldError
-	if !errors.As(err, &fe) || fe.Key != "energy.policy" {
+	var fe *fielderr.Error
+	if !errors.As(err, &fe) || fe.Path != "energy.policy" {
 		t.Fatalf("pemp without a power driver: %v", err)
 	}
 	c.Power.Driver = "fake"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
 )
 
@@ -17,7 +18,7 @@ import (
 const maxLeaseDuration = 10 * 365 * 24 * time.Hour
 
 func fieldErr(field, format string, args ...any) error {
-	return &api.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return fielderr.New(field, format, args...)
 }
 
 // parseDuration reads a Go duration ("90m") or HH:MM:SS, in whole seconds
@@ -121,9 +122,9 @@ func toRequest(r api.LeaseRequest, now time.Time, c api.Caller) (scheduler.Reque
 		}
 	}
 	if err := req.ValidateAt(Epoch); err != nil {
-		var fe *scheduler.FieldError
+		var fe *fielderr.Error
 		if errors.As(err, &fe) {
-			return req, fieldErr(fe.Field, "%s", fe.Msg)
+			return req, fieldErr(fe.Path, "%s", fe.Msg)
 		}
 		return req, fieldErr("request", "%v", err)
 	}

@@ -69,7 +69,7 @@ func DefaultFuzzyConfig() FuzzyConfig {
 }
 
 // Build turns the configuration into a System and validates it. Errors
-// are *FieldError values wrapping ErrInvalidFuzzy, with the path of the
+// are *fielderr.Error values wrapping ErrInvalidFuzzy, with the path of the
 // offending key (v_sets.MR.right, rules.HR, rules.HR[2], ...).
 func (c FuzzyConfig) Build() (*System, error) {
 	def := DefaultSystem()

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 func TestFuzzyConfigDefaults(t *testing.T) {
@@ -95,7 +97,7 @@ outputs: {NP: 0, QP: 0.25, HP: 0.5, 3QP: 0.75, AP: 1, LC: 1.25, MC: 1.5, HC: 2.5
 func TestFuzzyConfigErrors(t *testing.T) {
 	cases := []struct {
 		name, doc string
-		field     string // FieldError field; "" for a YAML error
+		field     string // fielderr.Error path; "" for a YAML error
 		yamlErr   string // part of the YAML error
 	}{
 		{"unknown key", "v_set: {A: 0}", "", `unknown key "v_set"`},
@@ -126,9 +128,9 @@ func TestFuzzyConfigErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = fc.Build()
-			var fe *FieldError
-			if !errors.Is(err, ErrInvalidFuzzy) || !errors.As(err, &fe) || fe.Field != c.field {
-				t.Errorf("Build = %v, want a FieldError on %s wrapping ErrInvalidFuzzy", err, c.field)
+			var fe *fielderr.Error
+			if !errors.Is(err, ErrInvalidFuzzy) || !errors.As(err, &fe) || fe.Path != c.field {
+				t.Errorf("Build = %v, want a *fielderr.Error on %s wrapping ErrInvalidFuzzy", err, c.field)
 			}
 		})
 	}

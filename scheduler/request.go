@@ -1,8 +1,9 @@
 package scheduler
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // Kind is when a lease may start.
@@ -134,14 +135,7 @@ func (r Request) validate(at func(time.Duration) string) error {
 	return nil
 }
 
-// FieldError is a request field that is not acceptable.
-type FieldError struct {
-	Field string
-	Msg   string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
-
+// fieldErr is a request field that is not acceptable.
 func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return fielderr.New(field, format, args...)
 }

@@ -32,7 +32,7 @@ var (
 
 	// ErrInvalidRequest is wrapped by a ParseError when every field parsed
 	// but the resulting request fails scheduler.Request.Validate; the
-	// *scheduler.FieldError is wrapped too.
+	// *fielderr.Error is wrapped too.
 	ErrInvalidRequest = errors.New("invalid lease request")
 )
 
@@ -43,7 +43,7 @@ type ParseError struct {
 	Field string // e.g. "field 9 (requested time)", "leases[2].vms", "lease-request[1]/lease@preemptible"
 	Msg   string // what is wrong, e.g. `"abc" is not a number`
 	Err   error  // the sentinel: ErrSyntax, ErrBadValue, ErrUnsupported or ErrInvalidRequest
-	Cause error  // the underlying error, if any (e.g. a *scheduler.FieldError)
+	Cause error  // the underlying error, if any (e.g. a *fielderr.Error)
 }
 
 // Error formats the error as "file:line: field: message".

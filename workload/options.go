@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
 )
 
@@ -125,12 +126,12 @@ func check(p pos, r scheduler.Request) error {
 	}
 	pe := p.errorf(ErrInvalidRequest, "%v", err)
 	pe.Cause = err
-	var fe *scheduler.FieldError
+	var fe *fielderr.Error
 	if errors.As(err, &fe) {
 		if pe.Field == "" {
-			pe.Field = fe.Field
+			pe.Field = fe.Path
 		} else {
-			pe.Field += "." + fe.Field
+			pe.Field += "." + fe.Path
 		}
 		pe.Msg = fe.Msg
 	}

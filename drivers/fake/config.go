@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
 )
 
@@ -69,10 +70,10 @@ type Fault struct {
 }
 
 func fieldErr(field, format string, args ...any) error {
-	return &scheduler.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return fielderr.New(field, format, args...)
 }
 
-// validate checks the configuration; errors are *scheduler.FieldError
+// validate checks the configuration; errors are *fielderr.Error
 // naming the field, e.g. `hosts[2].name: duplicate "h1"`.
 func (c Config) validate() error {
 	if len(c.Hosts) == 0 {

@@ -100,7 +100,7 @@ func (v *vm) halt(t time.Time, s drivers.State, detail string) {
 }
 
 // New builds a fake driver for cfg, reading cfg.StateFile when it exists.
-// Configuration errors are *scheduler.FieldError naming the field; a
+// Configuration errors are *fielderr.Error naming the field; a
 // state file that cannot be read or written is an error too. A nil log
 // keeps the driver quiet.
 func New(cfg Config, clk clock.Clock, log *logrus.Entry) (*Driver, error) {

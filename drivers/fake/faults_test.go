@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/drivers"
-	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // A failing fault takes the operation's time, then fails without effect;
@@ -191,8 +191,8 @@ func TestKillMidSuspend(t *testing.T) {
 func TestInjectValidates(t *testing.T) {
 	e := newEnv(t, nil)
 	err := e.d.Inject(Fault{Op: "reboot", Fail: "x"})
-	var fe *scheduler.FieldError
-	if !errors.As(err, &fe) || fe.Field != "fault.op" {
+	var fe *fielderr.Error
+	if !errors.As(err, &fe) || fe.Path != "fault.op" {
 		t.Fatalf("err = %v, want a field error on fault.op", err)
 	}
 	if err := e.d.Inject(Fault{Op: OpResume, Fail: "disk gone", Times: 1}); err != nil {
@@ -253,7 +253,7 @@ func TestConfigValidation(t *testing.T) {
 			cfg := testConfig()
 			c.edit(&cfg)
 			_, err := New(cfg, newSim(), nil)
-			var fe *scheduler.FieldError
+			var fe *fielderr.Error
 			if !errors.As(err, &fe) || err.Error() != c.want {
 				t.Fatalf("err = %v, want field error %q", err, c.want)
 			}

@@ -78,7 +78,7 @@ func (d *Driver) AddForeignVM(host, name string) {
 }
 
 // Inject adds a fault, as if it were in Config.Faults; a host loss
-// happens f.After from now. Errors are *scheduler.FieldError for the
+// happens f.After from now. Errors are *fielderr.Error for the
 // field "fault", or ErrClosed.
 func (d *Driver) Inject(f Fault) error {
 	d.mu.Lock()

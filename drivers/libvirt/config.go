@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // Config is the libvirt driver's configuration. The zero value of a field
@@ -152,25 +154,13 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// FieldError is one problem of a Config, with the path of the field in
-// the YAML document ("hosts[0].uri"). It wraps ErrInvalidConfig.
-type FieldError struct {
-	Field   string
-	Problem string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
-
-// Unwrap makes errors.Is(err, ErrInvalidConfig) hold.
-func (e *FieldError) Unwrap() error { return ErrInvalidConfig }
-
 // Validate reports every problem of c (unset fields count as their
-// defaults), joined; each is a *FieldError wrapping ErrInvalidConfig. It
+// defaults), joined; each is a *fielderr.Error wrapping ErrInvalidConfig. It
 // does not contact the hosts.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)})
+		errs = append(errs, fielderr.Wrap(ErrInvalidConfig, field, format, args...))
 	}
 	d := c.WithDefaults()
 	if len(c.Hosts) == 0 {

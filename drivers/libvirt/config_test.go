@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // good is a valid two-host configuration; cases change one thing in it.
@@ -83,9 +85,9 @@ func TestValidate(t *testing.T) {
 			if !errors.Is(err, ErrInvalidConfig) {
 				t.Errorf("error does not wrap ErrInvalidConfig: %v", err)
 			}
-			var fe *FieldError
+			var fe *fielderr.Error
 			if !errors.As(err, &fe) {
-				t.Errorf("error is not a *FieldError: %v", err)
+				t.Errorf("error is not a *fielderr.Error: %v", err)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {

@@ -35,7 +35,7 @@ type Driver struct {
 
 var _ drivers.Driver = (*Driver)(nil)
 
-// New validates cfg (errors are *FieldError values wrapping
+// New validates cfg (errors are *fielderr.Error values wrapping
 // ErrInvalidConfig), connects to every host at once, bounded by ctx and
 // ConnectTimeout, and returns the driver. A host that cannot be reached
 // is not an error: it is reported down by Hosts and reconnected in the

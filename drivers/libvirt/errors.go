@@ -7,7 +7,7 @@ import "errors"
 // drivers.ErrHostDown, drivers.ErrUnsupported), wrapped with the host and
 // the VM in the message.
 var (
-	// ErrInvalidConfig is wrapped by every *FieldError that Config.Validate
+	// ErrInvalidConfig is wrapped by every *fielderr.Error that Config.Validate
 	// and New return.
 	ErrInvalidConfig = errors.New("invalid libvirt driver configuration")
 	// ErrInvalidVM is returned for a VM the driver cannot build a domain
