@@ -18,6 +18,7 @@ import (
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/scheduler/preempt"
 	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workload"
 )
@@ -216,11 +217,12 @@ func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.C
 // sweepRun is one run of a sweep: preemption policy p, backfilling b and
 // energy policy en ("" none).
 func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.Config, error) {
-	c := cfg.Scheduler
-	if err := c.Set("preemption.policy", p); err != nil {
-		return sim.Config{}, usageError{err}
+	pol, err := preempt.ParsePolicy(p)
+	if err != nil {
+		return sim.Config{}, usageError{fmt.Errorf("preemption.policy: %w", err)}
 	}
-	c.Backfilling = b
+	c := cfg.Scheduler
+	c.Policy, c.Backfilling = pol, b
 	if err := c.Validate(); err != nil {
 		return sim.Config{}, usageError{err}
 	}
