@@ -1,6 +1,8 @@
 package energyctl
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/bora-sched/bora/energy"
@@ -129,7 +131,8 @@ func (c *Controller) fitsElsewhere(now time.Time, h slottable.HostID, rooms map[
 		}
 		per := l.Per()
 		need := l.Req.VMs
-		for other, r := range rooms {
+		for _, other := range slices.Sorted(maps.Keys(rooms)) { // in host order: a run is reproducible
+			r := rooms[other]
 			if other == h || r.until.Before(end) {
 				continue
 			}
