@@ -177,17 +177,16 @@ func scalarParser(t reflect.Type, unit string) func(string) (any, error) {
 		return func(v string) (any, error) { return v, nil }
 	case reflect.Bool:
 		return parseBool
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return func(v string) (any, error) {
-			n, err := strconv.ParseInt(v, 10, t.Bits())
-			if err != nil {
-				return nil, fmt.Errorf("%q is not a whole number", v)
+			var n any
+			var err error
+			if t.Kind() >= reflect.Uint {
+				n, err = strconv.ParseUint(v, 10, t.Bits())
+			} else {
+				n, err = strconv.ParseInt(v, 10, t.Bits())
 			}
-			return n, nil
-		}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(v string) (any, error) {
-			n, err := strconv.ParseUint(v, 10, t.Bits())
 			if err != nil {
 				return nil, fmt.Errorf("%q is not a whole number", v)
 			}
