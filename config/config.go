@@ -9,9 +9,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bora-sched/bora/cluster"
 	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
-	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workload"
 )
 
@@ -21,7 +21,7 @@ import (
 // by Set alike.
 type Config struct {
 	Scheduler scheduler.Config `yaml:"scheduler"`
-	Cluster   sim.Cluster      `yaml:"cluster"`  // the simulated cluster (bora simulate)
+	Cluster   cluster.Shape    `yaml:"cluster"`  // the simulated cluster (bora simulate)
 	Workload  workload.Options `yaml:"workload"` // how traces become leases
 	Energy    Energy           `yaml:"energy"`   // energy management, simulated and in borad (energy.go)
 
@@ -36,12 +36,12 @@ type Config struct {
 }
 
 // Default is the configuration with nothing set: the reference values of
-// models.md, 144 single-core hosts of 1024 MB (the SDSC Blue Horizon
-// experiments), and the trace defaults of formats.md.
+// docs/models.md, 144 single-core hosts of 1024 MB (the SDSC Blue Horizon
+// experiments), and the trace defaults of docs/formats.md §1 and §4.
 func Default() Config {
 	c := Config{
 		Scheduler: scheduler.DefaultConfig(),
-		Cluster:   sim.Cluster{Hosts: 144, CPU: 100, Memory: 1024},
+		Cluster:   cluster.Shape{Hosts: 144, CPU: 100, Memory: 1024},
 		Workload:  workload.DefaultOptions(),
 		Energy:    DefaultEnergy(),
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/bora-sched/bora/drivers/libvirt"
-	"github.com/bora-sched/bora/drivers/opennebula"
+	"github.com/bora-sched/bora/drivers/libvirt/libvirtcfg"
+	"github.com/bora-sched/bora/drivers/opennebula/onecfg"
 	"github.com/bora-sched/bora/drivers/power"
 	"github.com/bora-sched/bora/fielderr"
 )
@@ -86,8 +86,8 @@ type HostSpec struct {
 type DriverConfig struct {
 	Name       string            `yaml:"name"` // fake | libvirt | opennebula
 	Fake       FakeConfig        `yaml:"fake"`
-	Libvirt    libvirt.Config    `yaml:"libvirt"`
-	OpenNebula opennebula.Config `yaml:"opennebula"`
+	Libvirt    libvirtcfg.Config `yaml:"libvirt"`
+	OpenNebula onecfg.Config     `yaml:"opennebula"`
 }
 
 // FakeConfig is the emulation driver's.
@@ -152,7 +152,7 @@ type Jobs struct {
 // Emulation feeds a workload to the daemon: each request is submitted at
 // its arrival time after the daemon starts (for demos and CI).
 type Emulation struct {
-	Workload string `yaml:"workload"` // a trace file (formats.md); relative to the config file
+	Workload string `yaml:"workload"` // a trace file (docs/formats.md); relative to the config file
 	User     string `yaml:"user"`     // whose leases they are
 }
 
@@ -165,7 +165,7 @@ func defaultDaemonSections() (Daemon, APIConfig, DriverConfig, PowerConfig, Jobs
 	return Daemon{Store: "/var/lib/bora/bora.db", Clock: "real", Speed: 1, LogFormat: "text", LogLevel: "info",
 			OpTimeout: 10 * time.Minute, OpRetries: 2, ShutdownTimeout: 30 * time.Second, ShutdownGrace: 30 * time.Second},
 		APIConfig{Socket: "/run/bora/bora.sock", SocketMode: "0660", MaxBody: 1 << 20},
-		DriverConfig{Name: "fake", OpenNebula: opennebula.DefaultConfig()},
+		DriverConfig{Name: "fake", OpenNebula: onecfg.DefaultConfig()},
 		PowerConfig{Driver: "none", Timeout: 2 * time.Minute},
 		Jobs{Accounting: "@every 1m", AccountingRetention: 30 * 24 * time.Hour, Compaction: "@daily",
 			LeaseRetention: 90 * 24 * time.Hour, Snapshot: "@hourly", SnapshotKeep: 24}
@@ -290,9 +290,9 @@ func (c Config) validateRest() error {
 		}
 	case "opennebula":
 		if err := c.Driver.OpenNebula.Validate(); err != nil {
-			var ce *opennebula.ConfigError
-			if errors.As(err, &ce) {
-				return fieldErr(ce.Field, ce.Msg)
+			var fe *fielderr.Error
+			if errors.As(err, &fe) {
+				return fieldErr(fe.Path, fe.Msg)
 			}
 			return fieldErr("driver.opennebula", err.Error())
 		}

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/energy"
+	"github.com/bora-sched/bora/energyctl"
 	"github.com/bora-sched/bora/fielderr"
-	"github.com/bora-sched/bora/sim"
 )
 
-// Energy is energy management (models.md section 5), for bora simulate
+// Energy is energy management (docs/models.md §5), for bora simulate
 // and borad alike:
 //
 //	energy:
@@ -40,7 +40,7 @@ type Energy struct {
 	// keeps only its switching on and the idle rule, for experiments.
 	Consolidate bool `yaml:"consolidate"`
 	// ExternalArrivals has the policy decide on each arriving external
-	// lease too (models.md: local arrivals and the tick only).
+	// lease too (docs/models.md §5: local arrivals and the tick only).
 	ExternalArrivals  bool `yaml:"external_arrivals"`
 	energy.PowerModel `yaml:",inline"`
 	Fuzzy             energy.FuzzyConfig `yaml:"fuzzy"`
@@ -51,7 +51,7 @@ type Energy struct {
 // 117 W per switched-on host, 2 minutes to boot and 1 to shut down.
 func DefaultEnergy() Energy {
 	p := energy.DefaultParams()
-	return Energy{WaitingFactor: p.Alpha, Grace: p.Grace, Tick: sim.DefaultTick, Consolidate: true, PowerModel: energy.DefaultPowerModel()}
+	return Energy{WaitingFactor: p.Alpha, Grace: p.Grace, Tick: energyctl.DefaultTick, Consolidate: true, PowerModel: energy.DefaultPowerModel()}
 }
 
 // Params returns the policies' parameters, with the fuzzy system built.
@@ -66,23 +66,6 @@ func (e Energy) Params() (energy.Params, error) {
 		return energy.Params{}, energyKey(err)
 	}
 	return p, nil
-}
-
-// Sim returns the simulator's energy configuration for policy (empty: the
-// configured one).
-func (e Energy) Sim(policy string) (sim.EnergyConfig, error) {
-	if policy == "" {
-		policy = e.Policy
-	}
-	p, err := e.Params()
-	if err != nil {
-		return sim.EnergyConfig{}, err
-	}
-	next, err := e.Cron()
-	if err != nil {
-		return sim.EnergyConfig{}, err
-	}
-	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, Next: next, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals}, nil
 }
 
 // Cron returns the controller's schedule from energy.schedule: the time
@@ -121,7 +104,8 @@ func (e Energy) Validate() error {
 	return nil
 }
 
-// energyKey turns an energy field error into one naming the configuration key.
+// energyKey turns an energy field error (*fielderr.Error) into one naming
+// the configuration key.
 func energyKey(err error) error {
 	var fe *fielderr.Error
 	if !errors.As(err, &fe) {

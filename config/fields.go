@@ -156,9 +156,22 @@ var (
 	policyType   = reflect.TypeOf(preempt.Policy(""))
 )
 
+// modeParsers read the scheduler's typed modes (scheduler/modes.go) with
+// their Parse functions, so a bad value is refused as it is decoded, with
+// the same message as scheduler.Config.Validate's.
+var modeParsers = map[reflect.Type]func(string) (any, error){
+	reflect.TypeOf(scheduler.Backfilling("")): func(v string) (any, error) { return scheduler.ParseBackfilling(v) },
+	reflect.TypeOf(scheduler.Suspension("")):  func(v string) (any, error) { return scheduler.ParseSuspension(v) },
+	reflect.TypeOf(scheduler.Exclusion("")):   func(v string) (any, error) { return scheduler.ParseExclusion(v) },
+	reflect.TypeOf(scheduler.Migration("")):   func(v string) (any, error) { return scheduler.ParseMigration(v) },
+}
+
 // scalarParser reads a single value of type t (with the unit of its bora
 // tag); nil when t is not a single value.
 func scalarParser(t reflect.Type, unit string) func(string) (any, error) {
+	if parse, ok := modeParsers[t]; ok {
+		return parse
+	}
 	switch {
 	case t == durationType:
 		return func(v string) (any, error) { return scheduler.ParseDuration(v) }

@@ -59,19 +59,24 @@ type Daemon struct {
 	hosts []*host // by slottable.HostID
 	names map[string]slottable.HostID
 
-	events       chan event
-	exec         *executor
-	written      map[scheduler.LeaseID]string // the saved form last committed, by live lease
-	hostsWritten map[string]string
-	revs         map[scheduler.LeaseID]scheduler.Revision // of the leases as last committed
-	forgotten    []scheduler.LeaseID                      // to delete from the store at the next commit
-	started      time.Time                                // on the daemon's clock
-	emu          *emulation
-	power        *powerMgr          // power driver, meter and energy controller (energy.go)
-	unknown      []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
-	restoreActs  []scheduler.Action // decided while restoring (VMs a repair stopped), enacted by startup
-	errs         map[scheduler.LeaseID][]string
-	capacity     capacityCheck // capacity.go
+	events        chan event
+	exec          *executor
+	written       map[scheduler.LeaseID]string // the saved form last committed, by live lease
+	hostsWritten  map[string]string
+	revs          map[scheduler.LeaseID]scheduler.Revision // of the leases as last committed
+	forgotten     []scheduler.LeaseID                      // to delete from the store at the next commit
+	over          map[scheduler.LeaseID]overSummary        // finished leases, out of the scheduler (finished.go)
+	tally         overTally                                // of the finished leases, for the counters (finished.go)
+	leaving       []scheduler.LeaseID                      // finished leases committed in their last form, to release
+	rewrite       map[scheduler.LeaseID][]byte             // finished leases' compact records to commit (from older stores)
+	finishedSince int                                      // leases finished since the store's size was last looked at
+	started       time.Time                                // on the daemon's clock
+	emu           *emulation
+	power         *powerMgr          // power driver, meter and energy controller (energy.go)
+	unknown       []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
+	restoreActs   []scheduler.Action // decided while restoring (VMs a repair stopped), enacted by startup
+	errs          map[scheduler.LeaseID][]string
+	capacity      capacityCheck // capacity.go
 
 	mu     sync.Mutex // guards health and closed
 	health error
@@ -113,7 +118,8 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	d := &Daemon{cfg: o.Config, path: o.ConfigPath, lg: lg, log: lg.WithField("component", "daemon"),
 		reg: reg, names: map[string]slottable.HostID{}, simQuiet: max(o.SimQuiet, 2*time.Millisecond), events: make(chan event, 4096),
-		written: map[scheduler.LeaseID]string{}, hostsWritten: map[string]string{}, revs: map[scheduler.LeaseID]scheduler.Revision{}, errs: map[scheduler.LeaseID][]string{}, done: make(chan struct{})}
+		written: map[scheduler.LeaseID]string{}, hostsWritten: map[string]string{}, revs: map[scheduler.LeaseID]scheduler.Revision{}, errs: map[scheduler.LeaseID][]string{}, done: make(chan struct{}),
+		over: map[scheduler.LeaseID]overSummary{}, rewrite: map[scheduler.LeaseID][]byte{}}
 	st, err := store.Open(o.Config.Daemon.Store, store.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("opening the state store: %w", err)

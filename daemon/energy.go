@@ -18,7 +18,7 @@ import (
 	"github.com/bora-sched/bora/slottable"
 )
 
-// powerMgr is borad's power management (models.md section 5): the power
+// powerMgr is borad's power management (docs/models.md §5): the power
 // driver (power.driver), the meter of every host's energy, and the energy
 // controller (package energyctl, energy.policy) that the simulator runs
 // too. The scheduler plans with power reservations (a host off holds its
@@ -659,6 +659,7 @@ func (p *powerMgr) violationRate() float64 {
 			fin = append(fin, energy.Finished{Wait: l.FirstStart.Sub(l.Submitted), Duration: l.Req.Duration})
 		}
 	}
+	fin = p.d.overWaits(fin) // finished.go
 	rate, _ := energy.ViolationRate(fin, p.alpha)
 	return rate
 }

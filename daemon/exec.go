@@ -86,10 +86,10 @@ func (e *executor) enact(acts []scheduler.Action) {
 		log := e.d.log.WithField("lease_id", a.Lease).WithField("at", a.At.Format(time.DateTime)).
 			WithField("hosts", strings.Join(names, ","))
 		msg := string(a.Op)
-		if l := e.d.sched.Lease(a.Lease); a.Op == scheduler.ActDone && l != nil {
+		if st, ok := e.d.leaseState(a.Lease); a.Op == scheduler.ActDone && ok {
 			// The lease is over, not necessarily done: say how it ended
 			// (a restart cleaning up after a cancelled lease said "done").
-			log, msg = log.WithField("state", string(l.State)), "lease over ("+string(l.State)+"): cleaning up its VMs"
+			log, msg = log.WithField("state", string(st)), "lease over ("+string(st)+"): cleaning up its VMs"
 		}
 		log.Info(msg)
 		e.push(o)
@@ -259,7 +259,10 @@ func sharesHost(hosts []string, vms []drivers.VM) bool {
 
 // opFor builds the operation for an action (in the loop).
 func (d *Daemon) opFor(a scheduler.Action) (op, bool) {
-	l := d.sched.Lease(a.Lease)
+	l, err := d.lookup(a.Lease) // a finished lease: the clean-up of VMs left over
+	if err != nil {
+		d.log.WithError(err).WithField("lease_id", a.Lease).Error(string(a.Op))
+	}
 	if l == nil {
 		return op{}, false
 	}

@@ -54,6 +54,12 @@ func (d *Daemon) intake(ctx context.Context, every time.Duration) {
 	}
 }
 
+// leaseRequest is a pending OpenNebula lease as the API's request.
+func leaseRequest(r opennebula.Request) api.LeaseRequest {
+	return api.LeaseRequest{Name: r.Name, VMs: r.VMs, CPU: r.CPU, Memory: r.Memory, Start: r.Start,
+		Duration: r.Duration, Deadline: r.Deadline, Class: r.Class, Origin: r.Origin}
+}
+
 // take submits one pending lease. The VMs are adopted (or rejected) in
 // the loop, before the pass that submitted them enacts anything.
 func (d *Daemon) take(ctx context.Context, src leaseSource, p opennebula.PendingLease) {
@@ -67,7 +73,7 @@ func (d *Daemon) take(ctx context.Context, src leaseSource, p opennebula.Pending
 	}
 	caller := api.Caller{User: p.User, UID: -1, External: p.Request.Origin == "external"}
 	_, err := d.call(ctx, func(t *tx) (any, error) {
-		req, err := toRequest(p.Request, t.now, caller)
+		req, err := toRequest(leaseRequest(p.Request), t.now, caller)
 		if err != nil {
 			return nil, src.Reject(ctx, p.VMIDs, err.Error())
 		}

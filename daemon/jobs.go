@@ -79,6 +79,7 @@ func (d *Daemon) forget(retention time.Duration) (int, error) {
 	}
 	v, err := d.call(context.Background(), func(t *tx) (any, error) {
 		gone := d.sched.Forget(t.now.Add(-retention))
+		gone = append(gone, d.forgetOver(t.now.Add(-retention))...) // finished.go
 		d.forgotten = append(d.forgotten, gone...)
 		for _, id := range gone {
 			delete(d.errs, id)

@@ -76,6 +76,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := d.startup(ctx); err != nil {
 		return err
 	}
+	d.release()
 	d.log.WithField("now", d.clk.Now().Format(time.RFC3339)).Info("scheduling loop started")
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -87,6 +88,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.power.flush(d.clk.Now()) // energy.go: the hosts' energy into their records
 			if cerr := d.commitNow(); cerr != nil {
 				d.log.WithError(cerr).Error("final commit")
+			} else {
+				d.maybeCompact(true) // finished.go: leave a compact file behind
 			}
 			d.log.Info("stopped")
 			return nil
@@ -206,6 +209,8 @@ func (d *Daemon) pass(evs []event) error {
 		d.lastChange = time.Now()
 	}
 	d.exec.enact(t.acts)
+	d.release()
+	d.maybeCompact(false) // finished.go
 	d.m.decision.Observe(time.Since(began).Seconds())
 	d.updateGauges(t.now)
 	d.checkCapacity() // capacity.go

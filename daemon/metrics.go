@@ -40,7 +40,7 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		preemptVMs: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_preempted_vms",
 			Help: "VMs preempted, over all preemptions."}),
 		overhead: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_preemption_overhead_seconds",
-			Help: "Total preemption overhead charged to leases (models.md section 2)."}),
+			Help: "Total preemption overhead charged to leases (docs/models.md §2)."}),
 		hosts: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_hosts",
 			Help: "Hosts by power state."}, []string{"power"}),
 		unknown: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_unknown_vms",
@@ -53,7 +53,7 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		ops: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_driver_operations_total",
 			Help: "Driver operations by kind and outcome."}, []string{"op", "outcome"}),
 		energy: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_energy_kwh_total",
-			Help: "Energy the hosts drew, in kWh (models.md section 5), over the daemon's life."}),
+			Help: "Energy the hosts drew, in kWh (docs/models.md §5), over the daemon's life."}),
 		violations: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_waiting_violation_ratio",
 			Help: "External leases that started after waiting longer than alpha times the mean external duration."}),
 		powerFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_power_failures_total",
@@ -97,6 +97,7 @@ func (d *Daemon) count(now time.Time) counts {
 		c.preemptedVMs += l.Preemptions * l.Req.VMs
 		c.overhead += l.Overhead
 	}
+	d.countOver(&c) // finished.go
 	c.usedOn = make([]int64, len(d.hosts))
 	for i, h := range d.hosts {
 		c.usedOn[i] = d.leaseUse(slottable.HostID(i), now)[slottable.CPU] // energy.go: not a host's power reservation

@@ -139,9 +139,15 @@ func (e *executor) awaitLate(o op, lim opLimits) error {
 	}
 }
 
+// opLateWait is how long (real time) a pass waits for an operation whose
+// phase is over to report before it is taken as late. A driver's report is
+// a goroutine away: on a loaded machine 50 ms was too short, and an
+// operation on time was taken as late and extended.
+const opLateWait = 250 * time.Millisecond
+
 // lateOps runs at the start of every pass, before the scheduler advances:
 // an operation still in progress when its phase is planned to be over
-// (given lateWait of real time to report) is late, and the scheduler
+// (given opLateWait of real time to report) is late, and the scheduler
 // extends its phase.
 func (d *Daemon) lateOps(t *tx) {
 	fl := d.exec.inFlight()
@@ -163,7 +169,7 @@ func (d *Daemon) lateOps(t *tx) {
 			continue
 		}
 		if timer == nil {
-			timer = time.NewTimer(lateWait)
+			timer = time.NewTimer(opLateWait)
 			defer timer.Stop()
 		}
 		if !expired {

@@ -54,21 +54,14 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	if err := getMeta(saved, metaScheduler, &st); err != nil {
 		return err
 	}
-	leases := make([]scheduler.SavedLease, 0, len(saved.Leases))
-	for id, data := range saved.Leases {
-		var sl scheduler.SavedLease
-		if err := json.Unmarshal(data, &sl); err != nil {
-			return fmt.Errorf("state store: lease %d is damaged: %w", id, err)
-		}
-		leases = append(leases, sl)
-		if !sl.State.Terminal() {
-			d.written[sl.ID] = string(data)
-		}
+	leases, err := d.splitLeases(saved)
+	if err != nil {
+		return err
 	}
+	d.finishedSince = compactEvery // finished.go: look at the file's size at the first pass
 	cfg := d.cfg.Scheduler
-	var err error
-	if len(leases) == 0 {
-		d.sched, err = scheduler.New(cfg, d.table, Epoch, d.log)
+	if len(saved.Leases) == 0 {
+		d.sched, err = scheduler.New(cfg, d.table, Epoch, newSchedLog(d.log))
 	} else {
 		d.sched, err = d.restoreScheduler(cfg, st, leases)
 	}
@@ -90,7 +83,7 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 			}
 		}
 	}
-	d.log.WithField("leases", len(leases)).WithField("live", len(d.written)).
+	d.log.WithField("leases", len(saved.Leases)).WithField("live", len(d.written)).
 		WithField("hosts", len(d.hosts)).Info("state restored")
 	return nil
 }
@@ -107,13 +100,13 @@ var errStrictRestore = errors.New("the stored plan would put a host over capacit
 // level, unless daemon.strict_restore refuses it.
 func (d *Daemon) restoreScheduler(cfg scheduler.Config, st scheduler.SavedState, leases []scheduler.SavedLease) (*scheduler.Scheduler, error) {
 	if d.cfg.Daemon.StrictRestore {
-		s, err := scheduler.Restore(cfg, d.table, Epoch, st, leases, d.log)
+		s, err := scheduler.Restore(cfg, d.table, Epoch, st, leases, newSchedLog(d.log))
 		if errors.Is(err, slottable.ErrOverCapacity) {
 			return nil, fmt.Errorf("%w: %w", err, errStrictRestore)
 		}
 		return s, err
 	}
-	s, changes, err := scheduler.RestoreReplanning(cfg, d.table, Epoch, st, leases, d.log)
+	s, changes, err := scheduler.RestoreReplanning(cfg, d.table, Epoch, st, leases, newSchedLog(d.log))
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +122,39 @@ func (d *Daemon) logChanges(changes []scheduler.Change, msg string) {
 	for _, c := range changes {
 		d.log.WithField("lease_id", c.Lease).WithField("reason", string(c.Reason)).WithField("detail", c.Detail).Warn(msg)
 	}
+}
+
+// splitLeases decodes the stored leases: finished ones (compact records,
+// or terminal leases with nothing planned in an older store's form, which
+// the next commit rewrites compactly) go to d.over, the others are
+// returned for the scheduler.
+func (d *Daemon) splitLeases(saved *store.State) ([]scheduler.SavedLease, error) {
+	leases := make([]scheduler.SavedLease, 0)
+	for id, data := range saved.Leases {
+		l, over, err := decodeOver(data)
+		if err != nil {
+			return nil, fmt.Errorf("state store: lease %d is damaged: %w", id, err)
+		}
+		if over {
+			d.addOver(l)
+			continue
+		}
+		var sl scheduler.SavedLease
+		if err := json.Unmarshal(data, &sl); err != nil {
+			return nil, fmt.Errorf("state store: lease %d is damaged: %w", id, err)
+		}
+		if sl.State.Terminal() && len(sl.Plan) == 0 {
+			l := sl.Lease
+			if d.rewrite[id], err = encodeOver(&l); err != nil {
+				return nil, fmt.Errorf("encoding lease %d: %w", id, err)
+			}
+			d.addOver(&l)
+			continue
+		}
+		leases = append(leases, sl)
+		d.written[sl.ID] = string(data) // a terminal one still has its shutdown to do
+	}
+	return leases, nil
 }
 
 // loadHosts merges the stored hosts (their IDs) with the driver's.
@@ -201,6 +227,15 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 			return nil // unchanged since it was last committed
 		}
 		revs[id] = rev
+		if isOver(l) {
+			data, err := encodeOver(l)
+			if err != nil {
+				return fmt.Errorf("encoding lease %d: %w", id, err)
+			}
+			b.Leases[id] = data
+			drop = append(drop, id)
+			return nil
+		}
 		sl, _ := d.sched.Save(id)
 		data, err := json.Marshal(sl)
 		if err != nil {
@@ -209,11 +244,7 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 		if d.written[id] != string(data) {
 			b.Leases[id] = data
 		}
-		if sl.State.Terminal() {
-			drop = append(drop, id)
-		} else {
-			keep[id] = string(data)
-		}
+		keep[id] = string(data)
 		return nil
 	}
 	for _, id := range extra {
@@ -243,6 +274,11 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 	if d.emu != nil {
 		b.Meta[metaEmulation], _ = json.Marshal(d.emu.meta())
 	}
+	for id, data := range d.rewrite {
+		if _, ok := b.Leases[id]; !ok {
+			b.Leases[id] = data
+		}
+	}
 	b.DeleteLeases = append(b.DeleteLeases, d.forgotten...)
 	if !full && !mutated && len(b.Leases) == 0 && len(b.Hosts) == 0 && len(b.DeleteLeases) == 0 {
 		return nil // a pass that only read: nothing to make durable
@@ -251,6 +287,7 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 		return err
 	}
 	d.forgotten = nil
+	clear(d.rewrite)
 	for id, data := range keep {
 		d.written[id] = data
 	}
@@ -260,6 +297,8 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 	for _, id := range drop {
 		delete(d.written, id)
 		delete(d.revs, id)
+		d.addOver(d.sched.Lease(id))
+		d.leaving = append(d.leaving, id)
 	}
 	for n, data := range hostKeep {
 		d.hostsWritten[n] = data
@@ -288,7 +327,7 @@ func (d *Daemon) rebuildScheduler(next config.Config) error {
 			_ = table.SetClosed(slottable.HostID(i), true)
 		}
 	}
-	s, err := scheduler.Restore(next.Scheduler, table, Epoch, d.sched.State(), leases, d.log)
+	s, err := scheduler.Restore(next.Scheduler, table, Epoch, d.sched.State(), leases, newSchedLog(d.log))
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,10 @@ func (d *Daemon) startup(ctx context.Context) error {
 	now := d.clk.Now()
 	acts := d.restoreActs
 	for id, vms := range byLease {
-		l := d.sched.Lease(id)
+		l, err := d.lookup(id) // finished.go: live or finished
+		if err != nil {
+			return err
+		}
 		switch {
 		case l == nil:
 			for _, v := range vms {

@@ -62,6 +62,14 @@ func refuseRecords(path string, err error) error {
 
 // checkLease checks one lease record (see checkRecords).
 func checkLease(id uint64, data []byte, hosts []storedHost) error {
+	if l, over, err := decodeOver(data); err != nil {
+		return fmt.Errorf("does not decode: %w", err)
+	} else if over { // a finished lease's compact record (finished.go)
+		if uint64(l.ID) != id {
+			return fmt.Errorf("the record says it is lease %d", l.ID)
+		}
+		return nil
+	}
 	var sl scheduler.SavedLease
 	if err := json.Unmarshal(data, &sl); err != nil {
 		return fmt.Errorf("does not decode: %w", err)
@@ -131,8 +139,11 @@ func CheckStore(path string) (StoreReport, error) {
 	}
 	r.Schema, r.Leases, r.Hosts, r.Meta = st.Schema, len(st.Leases), len(st.Hosts), len(st.Meta)
 	for _, data := range st.Leases {
-		var sl struct{ State scheduler.State }
-		if json.Unmarshal(data, &sl) == nil && !sl.State.Terminal() {
+		var sl struct {
+			State scheduler.State
+			Over  bool `json:"over"`
+		}
+		if json.Unmarshal(data, &sl) == nil && !sl.Over && !sl.State.Terminal() {
 			r.Live++
 		}
 	}

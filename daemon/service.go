@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -52,10 +53,26 @@ func (d *Daemon) ListLeases(ctx context.Context, c api.Caller, f api.LeaseFilter
 		return nil, fieldErr("state", "%q is not a lease state", f.State)
 	}
 	v, err := d.call(ctx, func(t *tx) (any, error) {
-		out := []api.Lease{}
+		keep := func(user string, state scheduler.State) bool {
+			return (c.Admin || user == c.User) && (f.User == "" || user == f.User) && (f.State == "" || string(state) == f.State)
+		}
+		var ids []scheduler.LeaseID
 		for _, l := range d.sched.Leases() {
-			if !visible(c, l) || (f.User != "" && l.Req.User != f.User) || (f.State != "" && string(l.State) != f.State) {
-				continue
+			if keep(l.Req.User, l.State) {
+				ids = append(ids, l.ID)
+			}
+		}
+		for id, s := range d.over { // finished.go
+			if keep(s.user, s.state) {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		out := make([]api.Lease, 0, len(ids))
+		for _, id := range ids {
+			l, err := d.lookup(id)
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, d.view(l, false))
 		}
@@ -76,12 +93,26 @@ func knownState(s string) bool {
 	return false
 }
 
+// leaseFor is lease id, live or finished, if caller c may see it.
 func (d *Daemon) leaseFor(c api.Caller, id uint64) (*scheduler.Lease, error) {
-	l := d.sched.Lease(id)
+	l, err := d.lookup(id) // finished.go
+	if err != nil {
+		return nil, err
+	}
 	if l == nil || !visible(c, l) {
 		return nil, fmt.Errorf("lease %d: %w", id, api.ErrNotFound)
 	}
 	return l, nil
+}
+
+// liveLeaseFor is leaseFor for a change: a finished lease (out of the
+// scheduler) is refused as the scheduler refuses a lease that is over.
+func (d *Daemon) liveLeaseFor(c api.Caller, id uint64) (*scheduler.Lease, error) {
+	l, err := d.leaseFor(c, id)
+	if err != nil || d.sched.Lease(id) != nil {
+		return l, err
+	}
+	return nil, mapSchedErr(fmt.Errorf("lease %d is %s: %w", id, l.State, scheduler.ErrLeaseOver))
 }
 
 // GetLease shows one lease in full.
@@ -98,7 +129,7 @@ func (d *Daemon) GetLease(ctx context.Context, c api.Caller, id uint64) (api.Lea
 // CancelLease cancels one of the caller's leases (an admin: anyone's).
 func (d *Daemon) CancelLease(ctx context.Context, c api.Caller, id uint64) (api.Lease, error) {
 	return asLease(d.call(ctx, func(t *tx) (any, error) {
-		l, err := d.leaseFor(c, id)
+		l, err := d.liveLeaseFor(c, id)
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +171,7 @@ func (d *Daemon) LeaseAction(ctx context.Context, c api.Caller, id uint64, actio
 		return api.Lease{}, fieldErr("action", "%q: must be suspend, resume or migrate", action)
 	}
 	return asLease(d.call(ctx, func(t *tx) (any, error) {
-		l, err := d.leaseFor(c, id)
+		l, err := d.liveLeaseFor(c, id)
 		if err != nil {
 			return nil, err
 		}
@@ -280,13 +311,18 @@ func (d *Daemon) Schedule(ctx context.Context, c api.Caller, from, to time.Time)
 			if r.Lease == 0 {
 				continue // a host off, booting or shutting down: host list shows it
 			}
-			l := d.sched.Lease(r.Lease)
 			iv := api.Interval{Lease: r.Lease, Host: d.hosts[r.Host].Name, Kind: r.Kind.String(), Start: r.Start, End: r.End,
 				CPU: float64(r.Res[slottable.CPU]) / 100, Memory: r.Res[slottable.Memory]}
-			if l != nil && l.Req.CPU > 0 {
-				iv.VMs = int(r.Res[slottable.CPU] / l.Req.CPU)
+			cpu, user, known := int64(0), "", false
+			if l := d.sched.Lease(r.Lease); l != nil {
+				cpu, user, known = l.Req.CPU, l.Req.User, true
+			} else if o, ok := d.over[r.Lease]; ok { // finished.go
+				cpu, user, known = o.cpu, o.user, true
 			}
-			if d.private(c) && (l == nil || !visible(c, l)) {
+			if cpu > 0 {
+				iv.VMs = int(r.Res[slottable.CPU] / cpu)
+			}
+			if d.private(c) && (!known || !(c.Admin || user == c.User)) {
 				iv.Lease, iv.Kind, iv.VMs = 0, api.BusyKind, 0
 			}
 			s.Intervals = append(s.Intervals, iv)

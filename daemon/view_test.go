@@ -60,9 +60,13 @@ func TestCleanupLogSaysFinalState(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, d, l.ID, "cancelled", func(l api.Lease) bool { return l.State == "cancelled" })
-	// What startup enacts for VMs left over from a lease that is over.
+	// What startup enacts for VMs left over from a lease that is over (by
+	// now released from the scheduler: finished.go).
 	if _, err := d.call(ctx, func(*tx) (any, error) {
-		sl := d.sched.Lease(l.ID)
+		sl, err := d.lookup(l.ID)
+		if err != nil {
+			return nil, err
+		}
 		d.exec.enact([]scheduler.Action{{At: d.clk.Now(), Op: scheduler.ActDone, Lease: l.ID, Hosts: sl.Hosts}})
 		return nil, nil
 	}); err != nil {

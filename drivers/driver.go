@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/bora-sched/bora/powerstate"
 )
 
 // LeaseID is the scheduler's lease number.
@@ -144,15 +146,16 @@ type Driver interface {
 	Close() error
 }
 
-// PowerState is a host's power state.
-type PowerState string
+// PowerState is a host's power state (package powerstate, which the
+// energy package and the scheduler share without importing drivers).
+type PowerState = powerstate.State
 
 // Power states.
 const (
-	PowerOff          PowerState = "off"
-	PowerBooting      PowerState = "booting"
-	PowerOn           PowerState = "on"
-	PowerShuttingDown PowerState = "shutting-down"
+	PowerOff          = powerstate.Off
+	PowerBooting      = powerstate.Booting
+	PowerOn           = powerstate.On
+	PowerShuttingDown = powerstate.ShuttingDown
 )
 
 // PowerDriver switches hosts on and off. Both operations are idempotent

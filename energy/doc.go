@@ -1,4 +1,4 @@
-// Package energy is bora's energy management (models.md section 5): the
+// Package energy is bora's energy management (docs/models.md §5): the
 // power states of hosts and the energy they draw, the fuzzy controller of
 // PEMP, and the policies that decide when hosts are switched on and off
 // (always-on, gesp, sesp, pemp).
@@ -12,7 +12,7 @@
 //
 //   - System (fuzzy.go): triangular sets, singleton fuzzifier, product
 //     inference, weighted-average defuzzifier; DefaultSystem is the
-//     models.md rule base, FuzzyConfig its configuration form.
+//     rule base of docs/models.md §5, FuzzyConfig its configuration form.
 //   - PowerModel and Meter (power.go, meter.go): watts per state (idle and
 //     busy interpolated by the host's busy fraction), the legal cycle
 //     off -> booting -> on -> shutting-down -> off, and the exact integral
@@ -39,11 +39,11 @@
 //     require at the request's start, and the idle hosts with the time
 //     they became idle.
 //  3. d := policy.Decide(in).
-//  4. Enact d: switch on d.SwitchOn hosts; let the request preempt at most
-//     d.Preempt hosts' worth of external leases; pick d.Consolidate hosts
-//     with FewestLeases (excluding d.SwitchOff), move or preempt their
-//     leases per class, and switch them off; switch off d.SwitchOff. Log
-//     d.Reason and d.Rule.
+//  4. Enact d: switch on d.SwitchOn hosts (a local request takes what it
+//     still lacks by preemption, as the scheduler decides); pick
+//     d.Consolidate hosts with FewestLeases (excluding d.SwitchOff), move
+//     or preempt their leases per class, and switch them off; switch off
+//     d.SwitchOff. Log d.Reason and d.Rule.
 //  5. Tell the Meter every power transition as it happens: Set(now, host,
 //     Booting) when the power-on starts, Set(now, host, On) when it is
 //     done (model.Boot later in the simulator), and likewise

@@ -9,7 +9,7 @@ import (
 // rising linearly to 1 at Centre, falling linearly to 0 at and above
 // Right. A shoulder replaces one side by full membership: with
 // ShoulderLeft the function is 1 everywhere below Centre, with
-// ShoulderRight 1 everywhere above it (models.md section 5: the outer sets
+// ShoulderRight 1 everywhere above it (docs/models.md §5: the outer sets
 // of a variable are shoulders). Left == Centre (or Centre == Right) makes
 // that side a vertical edge: membership 1 at Centre, 0 just beside it.
 type Triangle struct {
@@ -94,7 +94,7 @@ func (f Firing) String() string {
 	return fmt.Sprintf("%s×%s→%s %.4g", f.V, f.C, f.Output, f.Strength)
 }
 
-// System is the fuzzy controller of PEMP (models.md section 5): two
+// System is the fuzzy controller of PEMP (docs/models.md §5): two
 // inputs, the violation risk V and the utilisation C, a rule base mapping
 // each pair of their sets to a named output, and the centre of each
 // output. Rules[i][j] names the output of V.Sets[i] x C.Sets[j].
@@ -106,7 +106,7 @@ type System struct {
 	Rules   [][]string
 }
 
-// The names of the default sets and outputs (models.md section 5).
+// The names of the default sets and outputs (docs/models.md §5).
 var (
 	defaultVNames  = []string{"LR", "MR", "HR", "VHR"}
 	defaultCNames  = []string{"VL", "L", "M", "H", "VH"}
@@ -122,7 +122,7 @@ var (
 	}
 )
 
-// DefaultSystem returns the fuzzy system of models.md section 5: V sets
+// DefaultSystem returns the fuzzy system of docs/models.md §5: V sets
 // LR 0, MR 1/3, HR 2/3, VHR 1 and C sets VL 0, L 0.25, M 0.5, H 0.75,
 // VH 1 (Partition triangles, outer sets shoulders); outputs NP 0, QP 0.25,
 // HP 0.5, 3QP 0.75, AP 1, LC 1.25, MC 1.5, HC 2; the 20-rule table

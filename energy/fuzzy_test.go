@@ -167,7 +167,7 @@ func TestInferProperties(t *testing.T) {
 	}
 }
 
-// TestInferNotMonotoneInC pins a property of models.md's rule base: at
+// TestInferNotMonotoneInC pins a property of the rule base (docs/models.md §5): at
 // V = MR the row is MC LC LC HP 3QP, so f rises from HP .5 at C = .75 to
 // 3QP .75 at C = 1: more utilisation, less consolidation is not true
 // everywhere. (It is monotone in V, see TestInferProperties.)

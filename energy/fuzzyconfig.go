@@ -33,7 +33,7 @@ import (
 // Sets are ordered by centre. A set given as a number (or a fraction
 // "p/q") is a triangle whose feet are the neighbouring centres; a mapping
 // may move the feet with left and right. The first and last sets of each
-// variable are always shoulders (models.md section 5). Each rule row is
+// variable are always shoulders (docs/models.md §5). Each rule row is
 // keyed by a V set and lists one output per C set, in C's order, separated
 // by spaces or commas. An empty section takes its default: the zero
 // FuzzyConfig builds DefaultSystem.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// DefaultAlpha is the waiting factor alpha of models.md section 5.
+// DefaultAlpha is the waiting factor alpha of docs/models.md §5.
 const DefaultAlpha = 5
 
 // Waiting is an external lease waiting in the queue: its VMs, its
@@ -17,7 +17,7 @@ type Waiting struct {
 }
 
 // ViolationRisk is the violation risk of the external queue at now
-// (models.md section 5):
+// (docs/models.md §5):
 //
 //	E   = sum n_i d_i / sum n_i   (mean requested duration, by VM)
 //	tau = sum n_i w_i / sum n_i   (mean time waited so far, w_i = now - Since_i)
@@ -48,8 +48,8 @@ func ViolationRisk(waiting []Waiting, now time.Time, alpha float64) float64 {
 	return tau / (alpha * e)
 }
 
-// Utilisation is the utilisation of the switched-on hosts (models.md
-// section 5): C = L / (P * T) for P = on hosts, T = horizon (from now to
+// Utilisation is the utilisation of the switched-on hosts (docs/models.md
+// §5): C = L / (P * T) for P = on hosts, T = horizon (from now to
 // the latest reservation end on them) and L = bookedNodeSeconds (the
 // node-seconds booked on them within the horizon), clamped to [0, 1]; 0
 // when P or T is not positive or L is NaN.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/powerstate"
 )
 
 // Meter follows the power state and busy fraction of each host over time
@@ -30,7 +30,7 @@ type Meter struct {
 }
 
 type hostMeter struct {
-	state  drivers.PowerState
+	state  powerstate.State
 	load   float64
 	since  time.Time // the host's power has been constant since
 	joules float64   // energy up to since
@@ -48,7 +48,7 @@ type Sample struct {
 // NewMeter starts metering hosts, all in state initial (busy fraction 0)
 // from start. It returns an error wrapping ErrInvalidPowerModel,
 // ErrDuplicateHost or ErrUnknownState.
-func NewMeter(model PowerModel, hosts []string, start time.Time, initial drivers.PowerState) (*Meter, error) {
+func NewMeter(model PowerModel, hosts []string, start time.Time, initial powerstate.State) (*Meter, error) {
 	if err := model.Validate(); err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (m *Meter) Model() PowerModel { return m.model }
 // AddHost starts metering another host, in state, from now. It returns
 // an error wrapping ErrDuplicateHost, ErrUnknownState or
 // ErrTimeBackwards.
-func (m *Meter) AddHost(now time.Time, host string, state drivers.PowerState) error {
+func (m *Meter) AddHost(now time.Time, host string, state powerstate.State) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := ParseState(string(state)); err != nil {
@@ -98,7 +98,7 @@ func (m *Meter) AddHost(now time.Time, host string, state drivers.PowerState) er
 // Entering off resets the host's busy fraction to 0. Other errors wrap
 // ErrUnknownHost, ErrUnknownState or ErrTimeBackwards; on error nothing
 // changes.
-func (m *Meter) Set(now time.Time, host string, state drivers.PowerState) error {
+func (m *Meter) Set(now time.Time, host string, state powerstate.State) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	h, err := m.host(host)
@@ -150,7 +150,7 @@ func (m *Meter) SetLoad(now time.Time, host string, frac float64) error {
 }
 
 // State returns host's power state; the error wraps ErrUnknownHost.
-func (m *Meter) State(host string) (drivers.PowerState, error) {
+func (m *Meter) State(host string) (powerstate.State, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	h, err := m.host(host)
@@ -175,10 +175,10 @@ func (m *Meter) Hosts() []string {
 // Counts returns how many hosts are in each power state now (every state
 // is a key, possibly with 0). States change only through Set, so no time
 // is needed.
-func (m *Meter) Counts() map[drivers.PowerState]int {
+func (m *Meter) Counts() map[powerstate.State]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := make(map[drivers.PowerState]int, len(States))
+	c := make(map[powerstate.State]int, len(States))
 	for _, s := range States {
 		c[s] = 0
 	}

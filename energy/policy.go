@@ -65,11 +65,6 @@ type Decision struct {
 	// SwitchOn is the number of hosts to switch on (never more than are
 	// off).
 	SwitchOn int
-	// Preempt bounds how many of the request's hosts are obtained by
-	// preempting external leases: Need - SwitchOn for a local request, 0
-	// for an external one. The scheduler preempts only what the request
-	// lacks on the switched-on hosts, never more than this.
-	Preempt int
 	// Consolidate is the number of further switched-on hosts to empty
 	// (fewest leases first: see FewestLeases; their leases moved or
 	// preempted per class) and switch off.
@@ -94,8 +89,8 @@ type Params struct {
 	Fuzzy *System       // PEMP's controller; nil: DefaultSystem
 }
 
-// DefaultParams returns alpha 5 (models.md), a grace period of 5 minutes
-// (models.md leaves it open) and the default fuzzy system.
+// DefaultParams returns alpha 5 (docs/models.md §5), a grace period of 5
+// minutes (the source leaves it open) and the default fuzzy system.
 func DefaultParams() Params {
 	return Params{Alpha: DefaultAlpha, Grace: 5 * time.Minute}
 }
@@ -153,8 +148,7 @@ func NewPolicy(name string, p Params) (Policy, error) {
 }
 
 // AlwaysOn is no energy management: every host stays on, nothing is
-// switched on or off; a local request takes what it lacks by preemption
-// (Preempt = Need).
+// switched on or off; a local request takes what it lacks by preemption.
 type AlwaysOn struct{}
 
 // NewAlwaysOn returns the always-on policy once p is valid.
@@ -166,23 +160,17 @@ func NewAlwaysOn(p Params) (*AlwaysOn, error) {
 }
 
 // Decide switches nothing.
-func (AlwaysOn) Decide(in Input) Decision {
-	n := max(0, in.Need)
-	d := Decision{Reason: ReasonAlwaysOn, Rule: "always-on: no energy management"}
-	if in.Local {
-		d.Preempt = n
-	}
-	return d
+func (AlwaysOn) Decide(Input) Decision {
+	return Decision{Reason: ReasonAlwaysOn, Rule: "always-on: no energy management"}
 }
 
 // GESP (greedy) switches on only what local leases need; external leases
 // use the fragments left on the hosts that are on, and never switch a host
 // on. For a local request,
 //
-//	SwitchOn = min(Off, max(0, LocalNeedAtStart - On - Booting)),
-//	Preempt  = max(0, Need - SwitchOn);
+//	SwitchOn = min(Off, max(0, LocalNeedAtStart - On - Booting));
 //
-// for an external one both are 0. When nothing is switched on, idle hosts
+// for an external one it is 0. When nothing is switched on, idle hosts
 // past the grace period are switched off (see idleOff).
 type GESP struct{ grace time.Duration }
 
@@ -205,13 +193,11 @@ func (g *GESP) Decide(in Input) Decision {
 
 // localNeed is GESP's decision.
 func localNeed(name string, in Input) Decision {
-	n := max(0, in.Need)
 	if !in.Local {
 		return Decision{Reason: ReasonFragments, Rule: name + ": external request: no host switched on"}
 	}
 	lack := in.LocalNeedAtStart - in.On - in.Booting
 	d := Decision{SwitchOn: clamp(lack, 0, in.Off)}
-	d.Preempt = max(0, n-d.SwitchOn)
 	switch {
 	case lack <= 0:
 		d.Reason = ReasonLocalCovered
@@ -220,8 +206,8 @@ func localNeed(name string, in Input) Decision {
 	default:
 		d.Reason = ReasonSwitchOn
 	}
-	d.Rule = fmt.Sprintf("%s: local need %d - on %d - booting %d = %d: switch on %d (%d off), preempt up to %d",
-		name, in.LocalNeedAtStart, in.On, in.Booting, lack, d.SwitchOn, in.Off, d.Preempt)
+	d.Rule = fmt.Sprintf("%s: local need %d - on %d - booting %d = %d: switch on %d (%d off)",
+		name, in.LocalNeedAtStart, in.On, in.Booting, lack, d.SwitchOn, in.Off)
 	return d
 }
 
@@ -229,10 +215,9 @@ func localNeed(name string, in Input) Decision {
 // switches on the hosts the request needs, local or external:
 //
 //	SwitchOn = min(Off, max(GESP's SwitchOn, Need))   if V >= 1,
-//	SwitchOn = GESP's SwitchOn                        otherwise,
+//	SwitchOn = GESP's SwitchOn                        otherwise;
 //
-// with Preempt = max(0, Need - SwitchOn) for a local request, 0 for an
-// external one.
+// a local request takes the rest by preemption.
 type SESP struct{ grace time.Duration }
 
 // NewSESP returns the SESP policy once p is valid.
@@ -249,15 +234,12 @@ func (s *SESP) Decide(in Input) Decision {
 	n := max(0, in.Need)
 	if in.V >= 1 && n > d.SwitchOn {
 		d.SwitchOn = min(n, max(0, in.Off))
-		if in.Local {
-			d.Preempt = n - d.SwitchOn
-		}
 		d.Reason = ReasonSwitchOn
 		if d.SwitchOn == 0 {
 			d.Reason = ReasonNoHostOff
 		}
-		d.Rule = fmt.Sprintf("sesp: V=%.4g >= 1: switch on the request's %d hosts: %d (%d off), preempt up to %d",
-			in.V, n, d.SwitchOn, in.Off, d.Preempt)
+		d.Rule = fmt.Sprintf("sesp: V=%.4g >= 1: switch on the request's %d hosts: %d (%d off)",
+			in.V, n, d.SwitchOn, in.Off)
 	}
 	if d.SwitchOn == 0 {
 		d.SwitchOff = idleOff(in, s.grace)
@@ -265,16 +247,16 @@ func (s *SESP) Decide(in Input) Decision {
 	return d
 }
 
-// PEMP is the fuzzy controller of models.md section 5. With f the output
+// PEMP is the fuzzy controller of docs/models.md §5. With f the output
 // of the fuzzy system for (V, C) and n = Need:
 //
-//	f <= 1: SwitchOn = min(Off, ceil(n*(1-f))), Preempt = n - SwitchOn;
-//	f >  1: SwitchOn = 0, Preempt = n, Consolidate = Num with
+//	f <= 1: SwitchOn = min(Off, ceil(n*(1-f))) (the rest by preemption);
+//	f >  1: SwitchOn = 0 (all by preemption), Consolidate = Num with
 //	        Num = n if f >= 2, else round(n*(f-1)),
 //	        only if LocalNeedAtStart <= On - len(SwitchOff) - Num
 //	        (else Consolidate = 0: the local leases need the hosts).
 //
-// Preempt is 0 for an external request. Idle hosts past the grace period
+// Idle hosts past the grace period
 // are switched off when nothing is switched on; the consolidation
 // condition counts them as already off. ceil and round (half up) treat a
 // value within 1e-9 of an integer as that integer, so float noise in f
@@ -305,9 +287,6 @@ func (p *PEMP) Decide(in Input) Decision {
 	if f <= 1 {
 		want := ceilTol(float64(n) * (1 - f))
 		d.SwitchOn = min(want, max(0, in.Off))
-		if in.Local {
-			d.Preempt = n - d.SwitchOn
-		}
 		switch {
 		case n == 0:
 			d.Reason = ReasonNoRequest
@@ -318,15 +297,12 @@ func (p *PEMP) Decide(in Input) Decision {
 		default:
 			d.Reason = ReasonSwitchOn
 		}
-		d.Rule = fmt.Sprintf("pemp: V=%.4g C=%.4g f=%.4g <= 1: switch on min(off %d, ceil(%d*(1-f))=%d) = %d, preempt up to %d",
-			in.V, in.C, f, in.Off, n, want, d.SwitchOn, d.Preempt)
+		d.Rule = fmt.Sprintf("pemp: V=%.4g C=%.4g f=%.4g <= 1: switch on min(off %d, ceil(%d*(1-f))=%d) = %d",
+			in.V, in.C, f, in.Off, n, want, d.SwitchOn)
 		if d.SwitchOn == 0 {
 			d.SwitchOff = idleOff(in, p.grace)
 		}
 		return d
-	}
-	if in.Local {
-		d.Preempt = n
 	}
 	d.SwitchOff = idleOff(in, p.grace)
 	num := n

@@ -27,15 +27,15 @@ var (
 )
 
 type want struct {
-	on, preempt, consolidate int
-	off                      []string
-	reason                   Reason
+	on, consolidate int
+	off             []string
+	reason          Reason
 }
 
 func check(t *testing.T, p Policy, in Input, w want) Decision {
 	t.Helper()
 	d := p.Decide(in)
-	got := want{d.SwitchOn, d.Preempt, d.Consolidate, d.SwitchOff, d.Reason}
+	got := want{d.SwitchOn, d.Consolidate, d.SwitchOff, d.Reason}
 	if !reflect.DeepEqual(got, w) {
 		t.Errorf("Decide = %+v, want %+v (%s)", got, w, d.Rule)
 	}
@@ -60,46 +60,46 @@ func TestPEMP(t *testing.T) {
 	}{
 		// f = QP .25: on = ceil(4*.75) = 3, the other 1 by preemption; no
 		// idle host goes off while hosts are switched on.
-		{"f .25", nil, with(func(in *Input) { in.V, in.C = vHR, cM }), 0.25, want{3, 1, 0, nil, ReasonSwitchOn}},
+		{"f .25", nil, with(func(in *Input) { in.V, in.C = vHR, cM }), 0.25, want{3, 0, nil, ReasonSwitchOn}},
 		// Only 2 off: on 2, preempt 4-2 = 2.
-		{"f .25 two off", nil, with(func(in *Input) { in.V, in.C, in.Off = vHR, cM, 2 }), 0.25, want{2, 2, 0, nil, ReasonSwitchOn}},
+		{"f .25 two off", nil, with(func(in *Input) { in.V, in.C, in.Off = vHR, cM, 2 }), 0.25, want{2, 0, nil, ReasonSwitchOn}},
 		// External: the same 3 on, never preempts.
-		{"f .25 external", nil, with(func(in *Input) { in.V, in.C, in.Local = vHR, cM, false }), 0.25, want{3, 0, 0, nil, ReasonSwitchOn}},
+		{"f .25 external", nil, with(func(in *Input) { in.V, in.C, in.Local = vHR, cM, false }), 0.25, want{3, 0, nil, ReasonSwitchOn}},
 		// None off: all 4 by preemption; idle x and w go off (10 on, local
 		// need 0).
-		{"f .25 none off", nil, with(func(in *Input) { in.V, in.C, in.Off = vHR, cM, 0 }), 0.25, want{0, 4, 0, []string{"x", "w"}, ReasonNoHostOff}},
+		{"f .25 none off", nil, with(func(in *Input) { in.V, in.C, in.Off = vHR, cM, 0 }), 0.25, want{0, 0, []string{"x", "w"}, ReasonNoHostOff}},
 		// f = AP 1: ceil(4*0) = 0: all by preemption.
-		{"f 1", nil, with(func(in *Input) { in.V, in.C = vLR, cVH }), 1, want{0, 4, 0, []string{"x", "w"}, ReasonPreemptOnly}},
+		{"f 1", nil, with(func(in *Input) { in.V, in.C = vLR, cVH }), 1, want{0, 0, []string{"x", "w"}, ReasonPreemptOnly}},
 		// f = 3QP .75: ceil(4*.25) = ceil(1) = 1 exactly, preempt 3.
-		{"f .75", nil, with(func(in *Input) { in.V, in.C = vMR, cVH }), 0.75, want{1, 3, 0, nil, ReasonSwitchOn}},
+		{"f .75", nil, with(func(in *Input) { in.V, in.C = vMR, cVH }), 0.75, want{1, 0, nil, ReasonSwitchOn}},
 		// f = .375 (TestInferDefault "unequal 2"): ceil(4*.625) = ceil(2.5) = 3.
-		{"f .375", nil, with(func(in *Input) { in.V, in.C = 0.5, 0.8 }), 0.375, want{3, 1, 0, nil, ReasonSwitchOn}},
+		{"f .375", nil, with(func(in *Input) { in.V, in.C = 0.5, 0.8 }), 0.375, want{3, 0, nil, ReasonSwitchOn}},
 		// f = .03: ceil(4*.97) = ceil(3.88) = 4.
-		{"f .03", nil, with(func(in *Input) { in.V, in.C = 0.9, 0.9 }), 0.03, want{4, 0, 0, nil, ReasonSwitchOn}},
+		{"f .03", nil, with(func(in *Input) { in.V, in.C = 0.9, 0.9 }), 0.03, want{4, 0, nil, ReasonSwitchOn}},
 		// f = NP 0: all 4 on.
-		{"f 0", nil, with(func(in *Input) { in.V, in.C = 2, cVH }), 0, want{4, 0, 0, nil, ReasonSwitchOn}},
+		{"f 0", nil, with(func(in *Input) { in.V, in.C = 2, cVH }), 0, want{4, 0, nil, ReasonSwitchOn}},
 		// f = MC 1.5: Num = round(4*.5) = 2; local need 8 <= 10 - 0 - 2.
-		{"f 1.5", nil, with(func(in *Input) { in.V, in.C, in.LocalNeedAtStart, in.Idle = vLR, cM, 8, nil }), 1.5, want{0, 4, 2, nil, ReasonConsolidate}},
+		{"f 1.5", nil, with(func(in *Input) { in.V, in.C, in.LocalNeedAtStart, in.Idle = vLR, cM, 8, nil }), 1.5, want{0, 2, nil, ReasonConsolidate}},
 		// Local need 9 > 10 - 2: blocked.
-		{"f 1.5 blocked", nil, with(func(in *Input) { in.V, in.C, in.LocalNeedAtStart, in.Idle = vLR, cM, 9, nil }), 1.5, want{0, 4, 0, nil, ReasonLocalNeedsHost}},
+		{"f 1.5 blocked", nil, with(func(in *Input) { in.V, in.C, in.LocalNeedAtStart, in.Idle = vLR, cM, 9, nil }), 1.5, want{0, 0, nil, ReasonLocalNeedsHost}},
 		// Idle x, w go off first (2 <= 10-6): 8 stay; 6 <= 8 - 2: consolidate 2.
-		{"f 1.5 idle", nil, with(func(in *Input) { in.V, in.C, in.LocalNeedAtStart = vLR, cM, 6 }), 1.5, want{0, 4, 2, []string{"x", "w"}, ReasonConsolidate}},
+		{"f 1.5 idle", nil, with(func(in *Input) { in.V, in.C, in.LocalNeedAtStart = vLR, cM, 6 }), 1.5, want{0, 2, []string{"x", "w"}, ReasonConsolidate}},
 		// Local need 7: x, w still go off (2 <= 10-7), 8 stay, 7 > 8-2: blocked.
-		{"f 1.5 idle blocked", nil, with(func(in *Input) { in.V, in.C, in.LocalNeedAtStart = vLR, cM, 7 }), 1.5, want{0, 4, 0, []string{"x", "w"}, ReasonLocalNeedsHost}},
+		{"f 1.5 idle blocked", nil, with(func(in *Input) { in.V, in.C, in.LocalNeedAtStart = vLR, cM, 7 }), 1.5, want{0, 0, []string{"x", "w"}, ReasonLocalNeedsHost}},
 		// f = 1.6875: Num = round(4*.6875) = round(2.75) = 3.
-		{"f 1.6875", nil, with(func(in *Input) { in.V, in.C, in.Idle = 1.0/6, 0.125, nil }), 1.6875, want{0, 4, 3, nil, ReasonConsolidate}},
+		{"f 1.6875", nil, with(func(in *Input) { in.V, in.C, in.Idle = 1.0/6, 0.125, nil }), 1.6875, want{0, 3, nil, ReasonConsolidate}},
 		// f = HC 2: Num = n = 4; external: no preemption.
-		{"f 2 external", nil, with(func(in *Input) { in.V, in.C, in.Local, in.Idle = vLR, cVL, false, nil }), 2, want{0, 0, 4, nil, ReasonConsolidate}},
+		{"f 2 external", nil, with(func(in *Input) { in.V, in.C, in.Local, in.Idle = vLR, cVL, false, nil }), 2, want{0, 4, nil, ReasonConsolidate}},
 		// HC set to 2.3: f >= 2, Num = n = 4.
-		{"f 2.3", hot, with(func(in *Input) { in.V, in.C, in.Idle = vLR, cVL, nil }), 2.3, want{0, 4, 4, nil, ReasonConsolidate}},
+		{"f 2.3", hot, with(func(in *Input) { in.V, in.C, in.Idle = vLR, cVL, nil }), 2.3, want{0, 4, nil, ReasonConsolidate}},
 		// f = LC 1.25, n = 2: round(2*.25) = round(.5) = 1 (half up).
-		{"f 1.25 half", nil, with(func(in *Input) { in.V, in.C, in.Need, in.Idle = vMR, cM, 2, nil }), 1.25, want{0, 2, 1, nil, ReasonConsolidate}},
+		{"f 1.25 half", nil, with(func(in *Input) { in.V, in.C, in.Need, in.Idle = vMR, cM, 2, nil }), 1.25, want{0, 1, nil, ReasonConsolidate}},
 		// f = 1.0625: round(4*.0625) = round(.25) = 0.
-		{"f 1.0625", nil, with(func(in *Input) { in.V, in.C, in.Idle = 0.25, 0.6, nil }), 1.0625, want{0, 4, 0, nil, ReasonNoConsolidate}},
+		{"f 1.0625", nil, with(func(in *Input) { in.V, in.C, in.Idle = 0.25, 0.6, nil }), 1.0625, want{0, 0, nil, ReasonNoConsolidate}},
 		// A tick with nothing queued: f = 2, n = 0; only the idle hosts.
-		{"no request", nil, with(func(in *Input) { in.V, in.C, in.Need, in.Local = vLR, cVL, 0, false }), 2, want{0, 0, 0, []string{"x", "w"}, ReasonNoRequest}},
+		{"no request", nil, with(func(in *Input) { in.V, in.C, in.Need, in.Local = vLR, cVL, 0, false }), 2, want{0, 0, []string{"x", "w"}, ReasonNoRequest}},
 		// 3 on, local need 2: only 1 idle host may go, the longest idle.
-		{"idle capped", nil, with(func(in *Input) { in.V, in.C, in.Need, in.On, in.LocalNeedAtStart = vLR, cVL, 0, 3, 2 }), 2, want{0, 0, 0, []string{"x"}, ReasonNoRequest}},
+		{"idle capped", nil, with(func(in *Input) { in.V, in.C, in.Need, in.On, in.LocalNeedAtStart = vLR, cVL, 0, 3, 2 }), 2, want{0, 0, []string{"x"}, ReasonNoRequest}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,17 +127,17 @@ func TestGESPAndSESP(t *testing.T) {
 		want want
 	}{
 		// Local need 12 - 10 on - 0 booting = 2 lacking: on 2, preempt 2-2 = 0.
-		{"lacks 2", with(func(in *Input) { in.LocalNeedAtStart = 12 }), want{2, 0, 0, nil, ReasonSwitchOn}},
+		{"lacks 2", with(func(in *Input) { in.LocalNeedAtStart = 12 }), want{2, 0, nil, ReasonSwitchOn}},
 		// Lacks 10, only 5 off: on 5.
-		{"lacks more than off", with(func(in *Input) { in.LocalNeedAtStart = 20 }), want{5, 0, 0, nil, ReasonSwitchOn}},
+		{"lacks more than off", with(func(in *Input) { in.LocalNeedAtStart = 20 }), want{5, 0, nil, ReasonSwitchOn}},
 		// 11 - 10 - 1 booting = 0: covered; preempt the request's 2; no
 		// idle host may go (10 - 11 < 0).
-		{"booting covers", with(func(in *Input) { in.LocalNeedAtStart, in.Booting = 11, 1 }), want{0, 2, 0, nil, ReasonLocalCovered}},
+		{"booting covers", with(func(in *Input) { in.LocalNeedAtStart, in.Booting = 11, 1 }), want{0, 0, nil, ReasonLocalCovered}},
 		// Local need 7: covered, x and w go off (2 <= 10-7).
-		{"covered idle", with(func(in *Input) { in.LocalNeedAtStart = 7 }), want{0, 2, 0, []string{"x", "w"}, ReasonLocalCovered}},
-		{"none off", with(func(in *Input) { in.LocalNeedAtStart, in.Off = 12, 0 }), want{0, 2, 0, nil, ReasonNoHostOff}},
+		{"covered idle", with(func(in *Input) { in.LocalNeedAtStart = 7 }), want{0, 0, []string{"x", "w"}, ReasonLocalCovered}},
+		{"none off", with(func(in *Input) { in.LocalNeedAtStart, in.Off = 12, 0 }), want{0, 0, nil, ReasonNoHostOff}},
 		// External, even at high risk: nothing on, no preemption.
-		{"external", with(func(in *Input) { in.Local, in.V = false, 5 }), want{0, 0, 0, []string{"x", "w"}, ReasonFragments}},
+		{"external", with(func(in *Input) { in.Local, in.V = false, 5 }), want{0, 0, []string{"x", "w"}, ReasonFragments}},
 	}
 	g, _ := NewGESP(DefaultParams())
 	for _, c := range gesp {
@@ -149,17 +149,17 @@ func TestGESPAndSESP(t *testing.T) {
 		want want
 	}{
 		// V >= 1: switch on the request's hosts, external included.
-		{"external V 1.2", with(func(in *Input) { in.Local, in.V, in.Need = false, 1.2, 3 }), want{3, 0, 0, nil, ReasonSwitchOn}},
-		{"external V 1", with(func(in *Input) { in.Local, in.V, in.Need = false, 1, 3 }), want{3, 0, 0, nil, ReasonSwitchOn}},
-		{"external V .99", with(func(in *Input) { in.Local, in.V, in.Need = false, 0.99, 3 }), want{0, 0, 0, []string{"x", "w"}, ReasonFragments}},
+		{"external V 1.2", with(func(in *Input) { in.Local, in.V, in.Need = false, 1.2, 3 }), want{3, 0, nil, ReasonSwitchOn}},
+		{"external V 1", with(func(in *Input) { in.Local, in.V, in.Need = false, 1, 3 }), want{3, 0, nil, ReasonSwitchOn}},
+		{"external V .99", with(func(in *Input) { in.Local, in.V, in.Need = false, 0.99, 3 }), want{0, 0, []string{"x", "w"}, ReasonFragments}},
 		// Local, GESP lacks 2, V 1.5: max(2, n 3) = 3.
-		{"local V 1.5", with(func(in *Input) { in.V, in.Need, in.LocalNeedAtStart = 1.5, 3, 12 }), want{3, 0, 0, nil, ReasonSwitchOn}},
+		{"local V 1.5", with(func(in *Input) { in.V, in.Need, in.LocalNeedAtStart = 1.5, 3, 12 }), want{3, 0, nil, ReasonSwitchOn}},
 		// GESP lacks 5 > n 3: GESP's 5 stands.
-		{"local lacks more", with(func(in *Input) { in.V, in.Need, in.LocalNeedAtStart = 1.5, 3, 15 }), want{5, 0, 0, nil, ReasonSwitchOn}},
+		{"local lacks more", with(func(in *Input) { in.V, in.Need, in.LocalNeedAtStart = 1.5, 3, 15 }), want{5, 0, nil, ReasonSwitchOn}},
 		// Only 1 off: on 1, preempt 3-1 = 2.
-		{"local one off", with(func(in *Input) { in.V, in.Need, in.Off, in.LocalNeedAtStart = 2, 3, 1, 10 }), want{1, 2, 0, nil, ReasonSwitchOn}},
+		{"local one off", with(func(in *Input) { in.V, in.Need, in.Off, in.LocalNeedAtStart = 2, 3, 1, 10 }), want{1, 0, nil, ReasonSwitchOn}},
 		// V < 1: GESP.
-		{"local V .5", with(func(in *Input) { in.V, in.LocalNeedAtStart = 0.5, 12 }), want{2, 0, 0, nil, ReasonSwitchOn}},
+		{"local V .5", with(func(in *Input) { in.V, in.LocalNeedAtStart = 0.5, 12 }), want{2, 0, nil, ReasonSwitchOn}},
 	}
 	s, _ := NewSESP(DefaultParams())
 	for _, c := range sesp {
@@ -170,9 +170,9 @@ func TestGESPAndSESP(t *testing.T) {
 func TestAlwaysOn(t *testing.T) {
 	p, _ := NewAlwaysOn(DefaultParams())
 	in := Input{Now: now, Need: 3, Local: true, V: 9, On: 10, Off: 5, Idle: idle}
-	check(t, p, in, want{0, 3, 0, nil, ReasonAlwaysOn})
+	check(t, p, in, want{0, 0, nil, ReasonAlwaysOn})
 	in.Local = false
-	check(t, p, in, want{0, 0, 0, nil, ReasonAlwaysOn})
+	check(t, p, in, want{0, 0, nil, ReasonAlwaysOn})
 }
 
 func TestRegistry(t *testing.T) {
@@ -246,10 +246,6 @@ func TestPoliciesInvariants(t *testing.T) {
 			switch {
 			case d.SwitchOn < 0 || d.SwitchOn > in.Off:
 				fail("switch-on outside [0, off]")
-			case d.Preempt < 0 || d.Preempt > in.Need:
-				fail("preempt outside [0, need]")
-			case !in.Local && d.Preempt != 0:
-				fail("external request preempts")
 			case d.SwitchOn > 0 && len(d.SwitchOff) > 0:
 				fail("switches hosts on and off at once")
 			case len(d.SwitchOff) > 0 && in.On-len(d.SwitchOff) < in.LocalNeedAtStart:

@@ -5,22 +5,22 @@ import (
 	"math"
 	"time"
 
-	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/powerstate"
 )
 
-// The power states of a host, the drivers package's values.
+// The power states of a host (package powerstate).
 const (
-	Off          = drivers.PowerOff
-	Booting      = drivers.PowerBooting
-	On           = drivers.PowerOn
-	ShuttingDown = drivers.PowerShuttingDown
+	Off          = powerstate.Off
+	Booting      = powerstate.Booting
+	On           = powerstate.On
+	ShuttingDown = powerstate.ShuttingDown
 )
 
 // States lists the power states in the order of their cycle.
-var States = []drivers.PowerState{Off, Booting, On, ShuttingDown}
+var States = []powerstate.State{Off, Booting, On, ShuttingDown}
 
 // next is the one legal successor of each state.
-var next = map[drivers.PowerState]drivers.PowerState{
+var next = map[powerstate.State]powerstate.State{
 	Off:          Booting,
 	Booting:      On,
 	On:           ShuttingDown,
@@ -29,26 +29,26 @@ var next = map[drivers.PowerState]drivers.PowerState{
 
 // Legal reports whether a host may go from one power state to another:
 // off -> booting -> on -> shutting-down -> off, or stay where it is.
-func Legal(from, to drivers.PowerState) bool {
+func Legal(from, to powerstate.State) bool {
 	n, ok := next[from]
 	return ok && (to == from || to == n)
 }
 
 // Next is the state that follows s in the power cycle (off, booting, on,
 // shutting down, off); "" for a state that is not one.
-func Next(s drivers.PowerState) drivers.PowerState { return next[s] }
+func Next(s powerstate.State) powerstate.State { return next[s] }
 
 // ParseState returns the power state named s, or an error wrapping
 // ErrUnknownState.
-func ParseState(s string) (drivers.PowerState, error) {
-	if _, ok := next[drivers.PowerState(s)]; ok {
-		return drivers.PowerState(s), nil
+func ParseState(s string) (powerstate.State, error) {
+	if _, ok := next[powerstate.State(s)]; ok {
+		return powerstate.State(s), nil
 	}
 	return "", fmt.Errorf("%w %q (valid: off, booting, on, shutting-down)", ErrUnknownState, s)
 }
 
-// ReferenceWatts is the power of a switched-on host in models.md section
-// 5 (the SPECpower figure).
+// ReferenceWatts is the power of a switched-on host in docs/models.md
+// §5 (the SPECpower figure).
 const ReferenceWatts = 117
 
 // PowerModel says how much power a host draws in each state and how long
@@ -69,8 +69,8 @@ type PowerModel struct {
 
 // DefaultPowerModel returns the reference model: 117 W for a switched-on
 // host, idle or busy; booting and shutting down at the same 117 W; 0 W
-// when off; 2 minutes to boot and 1 minute to shut down (models.md leaves
-// the times to configuration; these are typical of a server with a
+// when off; 2 minutes to boot and 1 minute to shut down (docs/models.md §5
+// leaves the times to configuration; these are typical of a server with a
 // network boot).
 func DefaultPowerModel() PowerModel {
 	return PowerModel{
@@ -108,7 +108,7 @@ func (m PowerModel) Validate() error {
 
 // Watts is the power a host draws in state with the busy fraction load
 // (used only when on; clamped to [0, 1]). An unknown state draws 0.
-func (m PowerModel) Watts(state drivers.PowerState, load float64) float64 {
+func (m PowerModel) Watts(state powerstate.State, load float64) float64 {
 	switch state {
 	case On:
 		if math.IsNaN(load) {

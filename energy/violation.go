@@ -9,8 +9,8 @@ type Finished struct {
 	Duration time.Duration
 }
 
-// ViolationRate is the waiting-threshold violation rate of models.md
-// section 5 over the external leases of a run:
+// ViolationRate is the waiting-threshold violation rate of docs/models.md
+// §5 over the external leases of a run:
 //
 //	threshold = alpha * mean(Duration)   (plain mean over leases)
 //	rate      = |{l : l.Wait > threshold}| / |leases|

@@ -28,7 +28,7 @@ type Config struct {
 	// NoConsolidation makes PEMP never empty hosts (for experiments).
 	NoConsolidation bool
 	// ExternalArrivals has the policy decide on each arriving external
-	// lease too, with it as the request (models.md decides on local
+	// lease too, with it as the request (docs/models.md §5 decides on local
 	// arrivals and on the tick only; for experiments).
 	ExternalArrivals bool
 	// InService, when set, says which hosts may be switched on (the

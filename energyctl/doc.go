@@ -1,5 +1,5 @@
 // Package energyctl runs an energy policy (package energy) over a live
-// scheduler: the controller of models.md section 5 that the simulator and
+// scheduler: the controller of docs/models.md §5 that the simulator and
 // the daemon share.
 //
 // A Controller decides with its policy on each arriving local lease
@@ -31,8 +31,8 @@
 //     never hosts a local lease being decided could take; idle hosts are
 //     left to the grace period. Emptied hosts are switched off once their
 //     last reservation is over.
-//   - Decisions are made on local arrivals and on the tick, as models.md
-//     says; Config.ExternalArrivals adds every external arrival (for
+//   - Decisions are made on local arrivals and on the tick, as docs/models.md
+//     §5 says; Config.ExternalArrivals adds every external arrival (for
 //     experiments).
 //   - With quiet (the simulator's trace is over and nothing is planned),
 //     a policy that would switch nothing on for the external queue even

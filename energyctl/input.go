@@ -11,7 +11,7 @@ import (
 
 // input is what the policy sees at now for a request of n hosts (n = 0:
 // none) starting at start, computed from the live scheduler state as
-// models.md section 5 says:
+// docs/models.md §5 says:
 //
 //   - V over the external leases waiting in the queue (never started),
 //     each weighted by its VMs, with its requested duration and the time
@@ -120,7 +120,7 @@ func (c *Controller) localNeed(t time.Time) int {
 	return len(hosts)
 }
 
-// hostsFor is n of models.md: how many hosts a request of vms VMs of cpu
+// hostsFor is n of docs/models.md §5: how many hosts a request of vms VMs of cpu
 // and memory needs, filling the largest hosts first.
 func (c *Controller) hostsFor(vms int, cpu, memory int64) int {
 	var per []int
@@ -164,7 +164,7 @@ func (c *Controller) guard(now time.Time, req scheduler.Request, start time.Time
 	lead := start.Sub(now)
 	ignore := func(r slottable.Reservation) bool {
 		l := s.Lease(r.Lease)
-		return l != nil && l.Preemptable() && (!l.Started() || lead >= o.Suspend(memories(l)))
+		return l != nil && s.MayBePreemptedWithin(l, lead)
 	}
 	room := 0
 	for h := 0; h < s.Table().NumHosts() && room < req.VMs; h++ {
@@ -194,7 +194,7 @@ func (c *Controller) freeFor(start, end time.Time) func(slottable.HostID) bool {
 	s := c.s
 	return func(h slottable.HostID) bool {
 		for _, r := range s.Table().ReservationsOn(h, start, end) {
-			if l := s.Lease(r.Lease); r.Lease != 0 && (l == nil || !l.Preemptable()) {
+			if l := s.Lease(r.Lease); r.Lease != 0 && (l == nil || !s.Rule().Preemptable(l)) {
 				return false
 			}
 		}

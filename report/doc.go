@@ -1,5 +1,5 @@
 // Package report turns the outcome of a simulation run (a Report) into the
-// files a researcher reads: the metrics of models.md section 7 as JSON and
+// files a researcher reads: the metrics of docs/models.md §7 as JSON and
 // as a human table, one CSV row per lease, a Gantt chart of what ran where,
 // and a plot of utilisation over time.
 //

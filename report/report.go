@@ -69,7 +69,7 @@ type OpCount struct {
 	VMs    int `json:"vms"`
 }
 
-// Metrics are those of models.md section 7.
+// Metrics are those of docs/models.md §7.
 type Metrics struct {
 	Leases                   int                `json:"leases"`
 	Completed                int                `json:"completed"`
@@ -89,7 +89,7 @@ type Metrics struct {
 	ExternalCompletedPercent float64            `json:"external_completed_percent"`
 	PreemptionSearch         map[string]int     `json:"preemption_search"`        // exact / heuristic: how many decisions used each
 	EnergyKWh                *float64           `json:"energy_kwh,omitempty"`     // nil when the run did not model energy
-	ViolationRate            *float64           `json:"violation_rate,omitempty"` // percent of the external leases that started waited longer than alpha * mean external duration (models.md section 5); nil when the run did not model energy
+	ViolationRate            *float64           `json:"violation_rate,omitempty"` // percent of the external leases that started waited longer than alpha * mean external duration (docs/models.md §5); nil when the run did not model energy
 	WallSeconds              float64            `json:"wall_s"`                   // how long the run took on this machine
 }
 

@@ -1,24 +1,11 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/bora-sched/bora/slottable"
 )
-
-// Reasons for what an administrator or the driver did to a lease.
-const (
-	ReasonAdminSuspend Reason = "suspended-by-admin" // held suspended until an admin resumes it
-	ReasonAdminMigrate Reason = "migrated-by-admin"  // suspended to be resumed on other hosts
-	ReasonHostDisabled Reason = "host-disabled"      // its reservation was on a host taken out of service
-)
-
-// ErrNotRunning is returned by AdminSuspend and AdminMigrate for a lease
-// that is not running (it is preparing, moving, queued or over), and by
-// AdminResume for one that is not held suspended.
-var ErrNotRunning = errors.New("lease is not in a state that allows this")
 
 // lookup returns a live lease or the error the admin operations return.
 func (s *Scheduler) lookup(id LeaseID) (*Lease, error) {

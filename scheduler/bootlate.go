@@ -12,16 +12,6 @@ import (
 // fails. The daemon tells the scheduler with the methods here, so that
 // the plan follows the hosts.
 
-// ReasonBootLate is noted in the history of a queued lease whose plan was
-// on a host that had not finished booting when the lease was to begin
-// there: it is planned again (DelayBoot).
-const ReasonBootLate Reason = "host-boot-late"
-
-// ReasonBootFailed is noted in the history of a lease planned on a host
-// that failed to boot: a queued lease is planned again, an advance
-// reservation moved to other hosts at its start (BootFailed).
-const ReasonBootFailed Reason = "host-boot-failed"
-
 // DelayBoot records that host h, whose boot has begun, is not on at now:
 // it is taken as on from until (or from when BootDone says it is). Queued
 // leases planned on h before until that can be planned again are (reason

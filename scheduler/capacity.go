@@ -1,22 +1,12 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/bora-sched/bora/slottable"
 )
-
-// ReasonHostResized is noted in the history of a lease planned again (or
-// left over capacity) because its host's capacity shrank.
-const ReasonHostResized Reason = "host-resized"
-
-// ErrHostOvercommitted is returned by SetHostCapacity when leases that
-// cannot move (begun, or fixed with nowhere else to go) hold more than
-// the host's new capacity.
-var ErrHostOvercommitted = errors.New("host holds more than its new capacity")
 
 // SetHostCapacity changes host h's capacity to c from now on: the driver
 // measured the host again (monitored for the first time, or resized). A

@@ -14,7 +14,7 @@ type Config struct {
 	// aggressive (the first MaxReservations queued leases hold one) or none
 	// (first come, first served: the queue stops at the first lease that
 	// cannot start now). Haizea: backfilling.
-	Backfilling string `yaml:"backfilling"`
+	Backfilling Backfilling `yaml:"backfilling"`
 	// MaxReservations is N of aggressive backfilling. Haizea:
 	// backfilling-reservations.
 	MaxReservations int `yaml:"max_reservations"`
@@ -26,15 +26,15 @@ type Config struct {
 	ExactLimit int `yaml:"preemption.exact_limit"`
 	// Suspension says which leases may be suspended: none, serial (only
 	// one-VM leases) or all. Haizea: suspension.
-	Suspension string `yaml:"suspension"`
+	Suspension Suspension `yaml:"suspension"`
 	// Exclusion says which suspend/resume operations may overlap: local
 	// (operations on different hosts may run at once) or global (one at a
 	// time on the whole cluster). Haizea: suspendresume-exclusion.
-	Exclusion string `yaml:"suspendresume_exclusion"`
+	Exclusion Exclusion `yaml:"suspendresume_exclusion"`
 	// Migration says whether suspended leases may resume on other hosts:
 	// no, yes (memory images are copied) or yes-notransfer (shared storage,
 	// no copy). Haizea: migration.
-	Migration string `yaml:"migration"`
+	Migration Migration `yaml:"migration"`
 	// Requeue puts cancelled (preempted cancellable) leases back in the
 	// queue from scratch instead of ending them.
 	Requeue bool `yaml:"requeue"`
@@ -62,34 +62,25 @@ type Config struct {
 // DefaultConfig is what bora uses when nothing is set.
 func DefaultConfig() Config {
 	return Config{
-		Backfilling:     "conservative",
+		Backfilling:     BackfillConservative,
 		MaxReservations: 1,
 		Mapper:          "pack",
 		Policy:          preempt.MOV,
 		ExactLimit:      preempt.DefaultExactLimit,
-		Suspension:      "all",
-		Exclusion:       "local",
-		Migration:       "yes",
+		Suspension:      SuspensionAll,
+		Exclusion:       ExclusionLocal,
+		Migration:       MigrationYes,
 		Overheads:       DefaultOverheads(),
 	}
-}
-
-func oneOf(field, v string, valid ...string) error {
-	for _, s := range valid {
-		if v == s {
-			return nil
-		}
-	}
-	return fieldErr(field, "unknown value %q (want %s)", v, strings.Join(valid, ", "))
 }
 
 // Validate reports the first setting that cannot be used, naming it.
 func (c Config) Validate() error {
 	checks := []error{
-		oneOf("backfilling", c.Backfilling, "conservative", "aggressive", "none"),
-		oneOf("suspension", c.Suspension, "none", "serial", "all"),
-		oneOf("suspendresume_exclusion", c.Exclusion, "local", "global"),
-		oneOf("migration", c.Migration, "no", "yes", "yes-notransfer"),
+		checkMode("backfilling", c.Backfilling, ParseBackfilling),
+		checkMode("suspension", c.Suspension, ParseSuspension),
+		checkMode("suspendresume_exclusion", c.Exclusion, ParseExclusion),
+		checkMode("migration", c.Migration, ParseMigration),
 		c.Overheads.Validate(),
 	}
 	for _, err := range checks {
@@ -104,7 +95,7 @@ func (c Config) Validate() error {
 		return fieldErr("preemption.policy", "%v", err)
 	}
 	switch {
-	case c.Backfilling == "aggressive" && c.MaxReservations < 1:
+	case c.Backfilling == BackfillAggressive && c.MaxReservations < 1:
 		return fieldErr("max_reservations", "aggressive backfilling needs at least 1, got %d", c.MaxReservations)
 	case c.ExactLimit < 0 || c.ExactLimit > 24:
 		return fieldErr("preemption.exact_limit", "must be between 0 and 24, got %d", c.ExactLimit)
@@ -121,9 +112,9 @@ func (c Config) Validate() error {
 // reservationsAllowed is how many queued leases may hold a reservation.
 func (c Config) reservationsAllowed() int {
 	switch c.Backfilling {
-	case "conservative":
+	case BackfillConservative:
 		return int(^uint(0) >> 1)
-	case "aggressive":
+	case BackfillAggressive:
 		return c.MaxReservations
 	}
 	return 0
@@ -134,9 +125,9 @@ func (c Config) operationFor(l *Lease) Operation {
 	if !l.Started() {
 		return OpUnreserve
 	}
-	canSuspend := c.Suspension == "all" || (c.Suspension == "serial" && l.Req.VMs == 1)
+	canSuspend := c.Suspension.suspends(l.Req.VMs)
 	switch {
-	case l.Req.Class == Migratable && canSuspend && c.Migration != "no":
+	case l.Req.Class == Migratable && canSuspend && c.Migration != MigrationNo:
 		return OpMigrate
 	case (l.Req.Class == Suspendable || l.Req.Class == Migratable) && canSuspend:
 		return OpSuspend

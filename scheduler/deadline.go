@@ -9,7 +9,7 @@ import (
 )
 
 // Deadlines of preempted leases. A migratable lease with a deadline is
-// guaranteed its duration and its deadline (models.md section 1): when it
+// guaranteed its duration and its deadline (docs/models.md §1): when it
 // is preempted it must still be able to end by its deadline. Two rules
 // keep that promise:
 //
@@ -252,7 +252,7 @@ func (s *Scheduler) planByDeadline(l *Lease, from time.Time, sp []stepSpec, tota
 		return false
 	}
 	if err := s.build(l, p, sp); err != nil {
-		s.log.WithError(err).WithField("lease_id", l.ID).Error("planning lease by its deadline")
+		s.log.LeaseError(l.ID, "planning lease by its deadline", err)
 		s.giveBack(taken, time.Time{}, time.Time{}, l, now)
 		return false
 	}

@@ -13,8 +13,8 @@
 // when they do not fit and they are local (or advance reservations), the
 // preemption policy (package preempt) chooses a minimal set of external
 // leases to cancel, suspend or migrate, whose operations are reserved as
-// real intervals before the preempting lease starts (models.md sections 2
-// and 3). Best-effort leases wait in a queue planned with conservative,
+// real intervals before the preempting lease starts (docs/models.md §2
+// and §3). Best-effort leases wait in a queue planned with conservative,
 // aggressive (EASY) or no backfilling; when a lease ends earlier than
 // requested the queue is planned again. Hosts are chosen by a Mapper (pack
 // or spread).

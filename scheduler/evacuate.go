@@ -9,7 +9,7 @@ import (
 )
 
 // Evacuate empties host h at now so that it can be switched off
-// (consolidation, models.md section 5): every lease with a reservation on
+// (consolidation, docs/models.md §5): every lease with a reservation on
 // it from now on is moved off it according to its class, and h is closed
 // so that nothing new is placed there. Once its last reservation is over,
 // PowerOff switches it off.
@@ -89,9 +89,8 @@ func (s *Scheduler) evacuation(now time.Time, h slottable.HostID) ([]*victim, []
 		if l == nil || leavesOnly(l) {
 			continue
 		}
-		running := l.entered && l.plan[l.cur].kind == phRun
-		notBegun := !l.entered && l.queued && l.State == Scheduled
-		if !l.Preemptable() || (!running && !notBegun) {
+		running, notBegun := l.preemptionState()
+		if !s.rule.Preemptable(l) || (!running && !notBegun) {
 			return nil, nil, fmt.Errorf("host %d: lease %d (%s, %s, %s): %w", h, id, l.Req.Origin, l.Req.Class, l.State, ErrNotEvacuable)
 		}
 		if notBegun {
@@ -109,17 +108,8 @@ func (s *Scheduler) evacuation(now time.Time, h slottable.HostID) ([]*victim, []
 
 // evacuee is running lease l preempted at now, its operation from now.
 func (s *Scheduler) evacuee(l *Lease, now time.Time) *victim {
-	op := s.cfg.operationFor(l)
-	run := l.plan[l.cur]
-	v := &victim{l: l, op: op, cost: s.cfg.Overheads.PreemptionCost(op, l.mems()), hosts: hostsOf(run.hosts),
-		from: now, runStart: run.start, left: l.Remaining}
-	switch op {
-	case OpSuspend, OpMigrate:
-		v.opLen, v.images = s.cfg.Overheads.Suspend(l.mems()), true
-	case OpCancel, OpRequeue:
-		v.opLen = s.cfg.Overheads.Cancel(l.Req.VMs)
-	}
-	v.to = now.Add(v.opLen)
+	v := s.candidate(l, true)
+	v.from, v.to = now, now.Add(v.opLen)
 	return v
 }
 

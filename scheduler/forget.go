@@ -22,7 +22,34 @@ func (s *Scheduler) Forget(cutoff time.Time) []LeaseID {
 	}
 	s.ids = kept
 	if len(gone) > 0 {
-		s.log.WithField("leases", len(gone)).Debug(fmt.Sprintf("forgot leases that ended before %s", cutoff.Format(time.RFC3339)))
+		s.log.Debug(fmt.Sprintf("forgot leases that ended before %s", cutoff.Format(time.RFC3339)), map[string]any{"leases": len(gone)})
 	}
 	return gone
+}
+
+// Release drops the given leases that are over (terminal, with nothing
+// left planned) and returns how many it dropped; the others stay. A daemon
+// that keeps finished leases in its store calls it once their last form
+// is saved, so that its memory holds only the leases still alive. The
+// simulator never calls it.
+func (s *Scheduler) Release(ids []LeaseID) int {
+	drop := map[LeaseID]bool{}
+	for _, id := range ids {
+		if l := s.leases[id]; l != nil && l.State.Terminal() && len(l.plan) == 0 {
+			drop[id] = true
+			delete(s.leases, id)
+		}
+	}
+	if len(drop) == 0 {
+		return 0
+	}
+	kept := s.ids[:0]
+	for _, id := range s.ids {
+		if !drop[id] {
+			kept = append(kept, id)
+		}
+	}
+	clear(s.ids[len(kept):])
+	s.ids = kept
+	return len(drop)
 }

@@ -47,8 +47,8 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 	if !ok || !fit.Start.Equal(was) {
 		return false
 	}
-	if fit.Start.After(from) && (l.Req.Origin == Local && s.cfg.Policy != preempt.NOP ||
-		s.cfg.ThresholdFactor > 0 && l.Preemptable() && s.suspendable(l)) {
+	if fit.Start.After(from) && (s.rule.Preempts(l) && s.cfg.Policy != preempt.NOP ||
+		s.cfg.ThresholdFactor > 0 && s.rule.Preemptable(l) && s.suspendable(l)) {
 		return false
 	}
 	hosts := s.mapper(s.optionsWithout(l, fit), l.Req.VMs)

@@ -9,7 +9,7 @@ import (
 // LeaseID names a lease; the scheduler assigns them from 1 upwards.
 type LeaseID = uint64
 
-// State is where a lease is in its life (product.md "Leases").
+// State is where a lease is in its life (docs/models.md §1).
 type State string
 
 // The lease states.
@@ -159,11 +159,6 @@ func (l *Lease) setState(at time.Time, s State, r Reason, detail string) {
 	if s.Terminal() {
 		l.End = at
 	}
-}
-
-// Preemptable reports whether the lease may ever be preempted.
-func (l *Lease) Preemptable() bool {
-	return l.Req.Origin == External && l.Req.Class != NonPreemptable
 }
 
 // Started reports whether the lease has begun (its VMs exist).

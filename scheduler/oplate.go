@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -15,15 +14,6 @@ import (
 // slow. The daemon tells the scheduler with OperationLate, so that the
 // plan keeps the VMs on their hosts for as long as they are really there
 // and moves what was to follow them.
-
-// ReasonOperationLate is noted in the history of a lease whose operation
-// ran past its reservation, and of the leases planned after it on the same
-// hosts that were moved for it (OperationLate).
-const ReasonOperationLate Reason = "operation-late"
-
-// ErrNoOperation is returned by OperationLate for a lease that is not in
-// the middle of an operation (it runs, waits or is over).
-var ErrNoOperation = errors.New("lease is not in the middle of an operation")
 
 // OperationLate records that lease id's current operation (the phase it
 // is in, other than its run) is still going on when its reservation ends
@@ -115,8 +105,9 @@ func (s *Scheduler) inTheWay(l *Lease, p *phase, rest []phase, delta time.Durati
 // ErrHostBusy.
 func (s *Scheduler) lengthen(l *Lease, until time.Time, delta time.Duration) error {
 	p := &l.plan[l.cur]
+	own := func(r slottable.Reservation) bool { return r.Lease == l.ID } // its later phases move too
 	for _, id := range p.res {
-		if r, ok := s.table.Get(id); ok && !s.roomFor(r.Host, p.end, until, r.Res, nil) {
+		if r, ok := s.table.Get(id); ok && !s.roomFor(r.Host, p.end, until, r.Res, own) {
 			return fmt.Errorf("lease %d's %s on host %d until %s: %w", l.ID, p.kind, r.Host, stamp(until), ErrHostBusy)
 		}
 	}
@@ -165,7 +156,7 @@ func (s *Scheduler) undoLengthen(l *Lease, old time.Time, n int, delta time.Dura
 		}
 		ph.res, ph.start, ph.end = nil, ph.start.Add(-delta), ph.end.Add(-delta)
 		if err := s.reserve(l, ph); err != nil {
-			s.log.WithError(err).WithField("lease_id", l.ID).Error("restoring reservation")
+			s.log.LeaseError(l.ID, "restoring reservation", err)
 		}
 	}
 }

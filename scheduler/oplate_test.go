@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bora-sched/bora/slottable"
 )
 
 // TestOperationLate: best-effort lease E runs on h0 (one core) from 0; an
@@ -61,6 +63,43 @@ func TestOperationLate(t *testing.T) {
 		"+5586.113 run 1 [0]",
 		"+38149.425 done 1 [0]",
 	}
+	if strings.Join(log, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("actions:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestOperationLateStart: lease A (one VM, 1 h) on h0 with 10 s of
+// enactment is prepared from 0 to 10 s, then runs to 3610 s. At 10 s its
+// start is still going on and is expected to last until 25 s: the
+// preparation ends at 25 s and the run, its own next phase on the same
+// host, moves by 15 s (to 25-3625 s) instead of refusing the extension
+// as a host held from then on.
+func TestOperationLateStart(t *testing.T) {
+	tb := slottable.New()
+	if _, err := tb.AddHost("h0", slottable.Resources{100, 1024}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.CheckInvariants = true
+	cfg.Overheads.Enactment = 10 * time.Second
+	s, err := New(cfg, tb, t0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, acts := s.Submit(t0, be("A", time.Hour))
+	log := render(nil, append(acts, s.Advance(t0)...))
+	if a.State != Preparing {
+		t.Fatalf("A at 0 is %s", a.State)
+	}
+	end, err := s.OperationLate(at(10), a.ID, at(25))
+	if err != nil || !end.Equal(at(25)) {
+		t.Fatalf("OperationLate = %v, %v; want 25 s", end.Sub(t0), err)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	log = play(s, at(10000), log)
+	want := []string{"+0.000 start 1 [0]", "+25.000 run 1 [0]", "+3625.000 done 1 [0]"}
 	if strings.Join(log, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("actions:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
 	}

@@ -50,8 +50,8 @@ func TestOracleMatchesSlotTable(t *testing.T) {
 		s := busyCluster(t, rng, 2+rng.Intn(5), 3+rng.Intn(10))
 		at := epoch.Add(time.Duration(rng.Intn(120)) * time.Minute)
 		d := time.Duration(1+rng.Intn(4)) * time.Hour
-		l := &Lease{ID: 1 << 20, Req: Request{VMs: 1 + rng.Intn(4), CPU: 100, Memory: 1024}}
-		cands := s.candidates(at, at.Add(d), l.ID)
+		l := &Lease{ID: 1 << 20, Req: Request{VMs: 1 + rng.Intn(4), CPU: 100, Memory: 1024, Origin: Local}}
+		cands := s.candidates(l, at, at.Add(d))
 		if len(cands) > 12 {
 			cands = cands[:12]
 		}
@@ -90,8 +90,8 @@ func TestCandidatesArePreemptable(t *testing.T) {
 	s := busyCluster(t, rng, 4, 8)
 	local := Request{Kind: AdvanceReservation, Start: 0, Duration: 10 * time.Hour, VMs: 1, CPU: 100, Memory: 512,
 		Class: NonPreemptable, Origin: Local}
-	s.Submit(epoch, local)
-	for _, v := range s.candidates(epoch, epoch.Add(10*time.Hour), 0) {
+	l, _ := s.Submit(epoch, local)
+	for _, v := range s.candidates(l, epoch, epoch.Add(10*time.Hour)) {
 		if v.l.Req.Origin != External || v.l.Req.Class == NonPreemptable || v.l.State != Running {
 			t.Errorf("candidate lease %d: %s %s %s", v.l.ID, v.l.Req.Origin, v.l.Req.Class, v.l.State)
 		}

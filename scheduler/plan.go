@@ -20,7 +20,7 @@ func (s *Scheduler) steps(l *Lease) ([]stepSpec, time.Duration) {
 	o := s.cfg.Overheads
 	var sp []stepSpec
 	if l.saved {
-		if l.migrate && s.cfg.Migration == "yes" {
+		if l.migrate && s.cfg.Migration == MigrationYes {
 			sp = append(sp, stepSpec{phMigrate, o.Copy(l.mems())})
 		}
 		sp = append(sp, stepSpec{phResume, o.Resume(l.mems())})
@@ -49,7 +49,7 @@ type placement struct {
 // ignore reports true for treated as gone.
 func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignore func(slottable.Reservation) bool) (placement, bool) {
 	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: from, Until: until, Ignore: ignore}
-	restrict := s.cfg.Migration == "no" && l.saved && len(l.prevHost) > 0
+	restrict := s.cfg.Migration == MigrationNo && l.saved && len(l.prevHost) > 0
 	if restrict {
 		q.Hosts = func(h slottable.HostID) bool { return l.prevHost[h] > 0 }
 	} else if len(l.avoid) > 0 {
@@ -201,7 +201,7 @@ func (s *Scheduler) cut(l *Lease, at time.Time) {
 		ph := &l.plan[i]
 		for _, id := range ph.res {
 			if err := s.table.SetEnd(id, at); err != nil {
-				s.log.WithError(err).WithField("lease_id", l.ID).Error("shortening reservation")
+				s.log.LeaseError(l.ID, "shortening reservation", err)
 			}
 		}
 		ph.end = at
@@ -321,7 +321,7 @@ func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, las
 		if r.Lease == l.ID || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
 			continue
 		}
-		if s.cfg.Exclusion == "local" && mine[r.Host] == 0 {
+		if s.cfg.Exclusion == ExclusionLocal && mine[r.Host] == 0 {
 			continue
 		}
 		any = true

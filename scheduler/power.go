@@ -1,15 +1,15 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/bora-sched/bora/powerstate"
 	"github.com/bora-sched/bora/slottable"
 )
 
-// Power management (models.md section 5) as the slot table sees it. A
+// Power management (docs/models.md §5) as the slot table sees it. A
 // host that is off, booting or shutting down holds one reservation of
 // kind slottable.KindPower for its whole capacity, with lease 0 (no
 // lease has that ID, so the preemption search never takes it for a
@@ -26,44 +26,21 @@ import (
 // reservation over-commits the host. A switched-off host is closed as
 // well, so that nothing is planned for after PowerForever.
 
-// PowerState is a host's power state, as planned.
-type PowerState string
+// PowerState is a host's power state, as planned (package powerstate,
+// the type the drivers and the energy package use too).
+type PowerState = powerstate.State
 
-// The power states (the values of drivers.PowerState).
+// The power states.
 const (
-	PowerOn           PowerState = "on"
-	PowerOff          PowerState = "off"
-	PowerBooting      PowerState = "booting"
-	PowerShuttingDown PowerState = "shutting-down"
+	PowerOn           = powerstate.On
+	PowerOff          = powerstate.Off
+	PowerBooting      = powerstate.Booting
+	PowerShuttingDown = powerstate.ShuttingDown
 )
 
 // PowerForever is where the power reservation of a host switched off ends:
 // far beyond any schedule (and within the slot table's range).
 var PowerForever = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// ReasonConsolidated is noted in the history of a queued lease whose
-// reservation on a host being emptied (Evacuate) was dropped to plan it
-// elsewhere; running leases moved off such a host are preempted (reason
-// preempted, the detail naming the consolidation).
-const ReasonConsolidated Reason = "consolidated"
-
-// Errors of power management.
-var (
-	// ErrUnknownHost is returned by the power methods for a host the slot
-	// table does not have.
-	ErrUnknownHost = errors.New("no such host")
-	// ErrHostBusy is returned by PowerOff and MarkOff for a host that holds
-	// reservations from now on.
-	ErrHostBusy = errors.New("host holds reservations from now on")
-	// ErrPowerTransition is returned by PowerOff for a host being switched
-	// on (booting, or with a boot planned), and by Evacuate for a host that
-	// is not on.
-	ErrPowerTransition = errors.New("host is not in a power state that allows this")
-	// ErrNotEvacuable is returned by Evacuate for a host holding a lease
-	// that cannot be moved: a local or non-preemptable lease, a fixed lease
-	// that has not begun, or one preparing, resuming or migrating there.
-	ErrNotEvacuable = errors.New("host holds leases that cannot be moved")
-)
 
 // hostPower is a host that is not plainly on: its power reservation and
 // the times of its power cycle.

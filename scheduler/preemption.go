@@ -25,46 +25,6 @@ type victim struct {
 	left     time.Duration
 }
 
-// candidates are the leases that may be preempted to make room over
-// [at, end): external, preemptable, and either running or not yet begun.
-func (s *Scheduler) candidates(at, end time.Time, self LeaseID) []*victim {
-	seen := map[LeaseID]bool{self: true}
-	var out []*victim
-	for _, r := range s.table.Overlapping(at, end) {
-		if seen[r.Lease] {
-			continue
-		}
-		seen[r.Lease] = true
-		l := s.leases[r.Lease]
-		if l == nil || !l.Preemptable() {
-			continue
-		}
-		running := l.entered && l.plan[l.cur].kind == phRun
-		notBegun := !l.entered && l.State == Scheduled && l.queued
-		if !running && !notBegun {
-			continue
-		}
-		op := s.cfg.operationFor(l)
-		if notBegun {
-			op = OpUnreserve
-		}
-		v := &victim{l: l, op: op, cost: s.cfg.Overheads.PreemptionCost(op, l.mems())}
-		switch op {
-		case OpSuspend, OpMigrate:
-			v.opLen, v.images = s.cfg.Overheads.Suspend(l.mems()), true
-		case OpCancel, OpRequeue:
-			v.opLen = s.cfg.Overheads.Cancel(l.Req.VMs)
-		}
-		if running {
-			v.hosts = hostsOf(l.plan[l.cur].hosts)
-			v.runStart, v.left = l.plan[l.cur].start, l.Remaining
-		}
-		out = append(out, v)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].l.ID < out[j].l.ID })
-	return out
-}
-
 // oracle answers "does lease l fit over [at, at+d) if these candidates are
 // preempted?" Hosts untouched by any candidate are counted once.
 func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*victim) preempt.Feasible {
@@ -186,7 +146,7 @@ func (s *Scheduler) blocks(v *victim, placed, victims []*victim) []interval {
 		if skip[r.Lease] || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
 			continue
 		}
-		if s.cfg.Exclusion == "global" || v.hosts[r.Host] > 0 {
+		if s.cfg.Exclusion == ExclusionGlobal || v.hosts[r.Host] > 0 {
 			out = append(out, interval{r.Start, r.End})
 		}
 	}
@@ -212,7 +172,7 @@ func (s *Scheduler) conflict(a, b *victim) bool {
 	if !a.images || !b.images {
 		return false
 	}
-	if s.cfg.Exclusion == "global" {
+	if s.cfg.Exclusion == ExclusionGlobal {
 		return true
 	}
 	for h := range a.hosts {
@@ -259,7 +219,7 @@ func (s *Scheduler) apply(v *victim, now time.Time, detail string) {
 		l.after = afterCancel
 	}
 	if err := s.appendPhase(l, kind, v.from, v.to, hosts); err != nil {
-		s.log.WithError(err).WithField("lease_id", l.ID).Error("reserving preemption")
+		s.log.LeaseError(l.ID, "reserving preemption", err)
 	}
 	if !l.entered || l.plan[l.cur].end.After(now) {
 		return

@@ -57,13 +57,13 @@ func (s *Scheduler) preemptFor(l *Lease, from, until time.Time, total time.Durat
 
 // preemptQueued makes room for queued local lease l at from (its earliest
 // start) by preempting external leases, and plans it there: local leases
-// take the machines they need from external ones (models.md section 3),
+// take the machines they need from external ones (docs/models.md §3),
 // whatever their kind. It does so only if l then starts before
 // placement p, where it fits without preempting (if fits), and before was
 // (if not zero). It reports whether l got a plan; when not, nothing
 // changed.
 func (s *Scheduler) preemptQueued(l *Lease, from time.Time, total time.Duration, sp []stepSpec, p placement, fits bool, was, now time.Time) bool {
-	if l.Req.Origin != Local || s.cfg.Policy == preempt.NOP {
+	if !s.rule.Preempts(l) || s.cfg.Policy == preempt.NOP {
 		return false
 	}
 	pp, no := s.planPreemption(l, from, total, now, false)
@@ -100,7 +100,7 @@ func (s *Scheduler) preemptStarts(from, until time.Time) []time.Time {
 // lease with a deadline that could not then be planned again to end by
 // its deadline is dropped from the candidates and the choice made again.
 func (s *Scheduler) planPreemption(l *Lease, at time.Time, total time.Duration, now time.Time, backward bool) (preemption, *refusal) {
-	cands := s.candidates(at, at.Add(total), l.ID)
+	cands := s.candidates(l, at, at.Add(total))
 	dropped := 0
 	for {
 		pc := make([]preempt.Candidate, len(cands))
@@ -157,7 +157,7 @@ func (s *Scheduler) applyPreemption(l *Lease, pp preemption, sp []stepSpec, now 
 	}
 	s.stats.Preemptions++
 	if err := s.build(l, pp.p, sp); err != nil {
-		s.log.WithError(err).WithField("lease_id", l.ID).Error("planning preempting lease")
+		s.log.LeaseError(l.ID, "planning preempting lease", err)
 		return false
 	}
 	ids := make([]LeaseID, len(pp.victims))

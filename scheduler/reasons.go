@@ -35,3 +35,36 @@ const (
 	// was down; it starts late (CatchUp).
 	ReasonStartedLate Reason = "started-late"
 )
+
+// Reasons for what an administrator or the driver did to a lease
+// (admin.go).
+const (
+	ReasonAdminSuspend Reason = "suspended-by-admin" // held suspended until an admin resumes it
+	ReasonAdminMigrate Reason = "migrated-by-admin"  // suspended to be resumed on other hosts
+	ReasonHostDisabled Reason = "host-disabled"      // its reservation was on a host taken out of service
+)
+
+// Reasons for what the hosts really did, when it differs from the plan
+// (power.go, bootlate.go, capacity.go, oplate.go).
+const (
+	// ReasonConsolidated is noted in the history of a queued lease whose
+	// reservation on a host being emptied (Evacuate) was dropped to plan it
+	// elsewhere; running leases moved off such a host are preempted (reason
+	// preempted, the detail naming the consolidation).
+	ReasonConsolidated Reason = "consolidated"
+	// ReasonBootLate is noted in the history of a queued lease whose plan
+	// was on a host that had not finished booting when the lease was to
+	// begin there: it is planned again (DelayBoot).
+	ReasonBootLate Reason = "host-boot-late"
+	// ReasonBootFailed is noted in the history of a lease planned on a host
+	// that failed to boot: a queued lease is planned again, an advance
+	// reservation moved to other hosts at its start (BootFailed).
+	ReasonBootFailed Reason = "host-boot-failed"
+	// ReasonHostResized is noted in the history of a lease planned again
+	// (or left over capacity) because its host's capacity shrank.
+	ReasonHostResized Reason = "host-resized"
+	// ReasonOperationLate is noted in the history of a lease whose
+	// operation ran past its reservation, and of the leases planned after
+	// it on the same hosts that were moved for it (OperationLate).
+	ReasonOperationLate Reason = "operation-late"
+)

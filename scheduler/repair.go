@@ -6,8 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/bora-sched/bora/slottable"
 )
 
@@ -41,7 +39,7 @@ type Change struct {
 // TakeActions). Errors other than a host over capacity (a damaged record)
 // are returned as Restore returns them. The scheduler returned owns a
 // clone of table: use its Table().
-func RestoreReplanning(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, []Change, error) {
+func RestoreReplanning(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log Logger) (*Scheduler, []Change, error) {
 	s, err := Restore(cfg, table.Clone(), epoch, st, leases, log)
 	if err == nil || !errors.Is(err, slottable.ErrOverCapacity) {
 		return s, nil, err
@@ -49,7 +47,7 @@ func RestoreReplanning(cfg Config, table *slottable.Table, epoch time.Time, st S
 	return repair(cfg, table.Clone(), epoch, st, leases, log)
 }
 
-func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, []Change, error) {
+func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log Logger) (*Scheduler, []Change, error) {
 	s, err := New(cfg, table, epoch, log)
 	if err != nil {
 		return nil, nil, err

@@ -9,7 +9,7 @@ import (
 // Kind is when a lease may start.
 type Kind string
 
-// The lease kinds of models.md section 1.
+// The lease kinds of docs/models.md §1.
 const (
 	AdvanceReservation Kind = "advance-reservation" // exact start; accept or reject
 	Immediate          Kind = "immediate"           // start now or reject
@@ -20,7 +20,7 @@ const (
 // Class is what preempting a lease does to it.
 type Class string
 
-// The preemption classes of models.md section 1.
+// The preemption classes of docs/models.md §1.
 const (
 	Cancellable    Class = "cancellable"
 	Suspendable    Class = "suspendable"
@@ -135,7 +135,7 @@ func (r Request) validate(at func(time.Duration) string) error {
 	return nil
 }
 
-// fieldErr is a request field that is not acceptable.
+// fieldErr is a request field or setting that is not acceptable.
 func fieldErr(field, format string, args ...any) error {
 	return fielderr.New(field, format, args...)
 }

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/bora-sched/bora/slottable"
 )
 
@@ -20,7 +18,8 @@ type Scheduler struct {
 	table  *slottable.Table
 	epoch  time.Time
 	mapper Mapper
-	log    *logrus.Entry
+	rule   PreemptionRule // who may preempt whom (preemptrule.go)
+	log    Logger
 
 	leases    map[LeaseID]*Lease
 	ids       []LeaseID // every lease, in submission order
@@ -57,20 +56,18 @@ type Interval struct {
 }
 
 // New builds a scheduler over table, whose times are offsets from epoch.
-func New(cfg Config, table *slottable.Table, epoch time.Time, log *logrus.Entry) (*Scheduler, error) {
+func New(cfg Config, table *slottable.Table, epoch time.Time, log Logger) (*Scheduler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if log == nil {
-		l := logrus.New()
-		l.SetLevel(logrus.WarnLevel)
-		log = logrus.NewEntry(l)
+		log = discard{}
 	}
 	table.SetChecking(cfg.CheckInvariants)
 	table.TrackFreed(true) // for the leases' fit memos (find)
 	return &Scheduler{
-		cfg: cfg, table: table, epoch: epoch, mapper: mappers[cfg.Mapper],
-		log:    log.WithField("component", "scheduler"),
+		cfg: cfg, table: table, epoch: epoch, mapper: mappers[cfg.Mapper], rule: OriginRule{},
+		log:    log,
 		leases: map[LeaseID]*Lease{}, nextID: 1,
 		stats: Stats{Search: map[string]int{}},
 	}, nil
@@ -334,7 +331,7 @@ func (s *Scheduler) release(l *Lease, p *phase) {
 				Start: r.Start, End: r.End, VMs: vms, CPU: r.Res[slottable.CPU]})
 		}
 		if err := s.table.Remove(id); err != nil {
-			s.log.WithError(err).WithField("lease_id", l.ID).Error("removing reservation")
+			s.log.LeaseError(l.ID, "removing reservation", err)
 		}
 	}
 	p.res = nil

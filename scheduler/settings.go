@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/bora-sched/bora/overhead"
 )
 
 // ParseDuration reads a Go duration ("90s", "1h30m") or a number of seconds.
 func ParseDuration(v string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		return seconds(f), nil
+		return overhead.Seconds(f), nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {

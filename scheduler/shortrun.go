@@ -16,7 +16,7 @@ import (
 // the steps to reserve.
 func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement, []stepSpec, bool) {
 	f := s.cfg.ThresholdFactor
-	if f <= 0 || !l.Preemptable() || !s.suspendable(l) {
+	if f <= 0 || !s.rule.Preemptable(l) || !s.suspendable(l) {
 		return placement{}, nil, false
 	}
 	suspend := s.cfg.Overheads.Suspend(l.mems())
@@ -92,7 +92,7 @@ func withoutCopy(sp []stepSpec) []stepSpec {
 
 // suspendable reports whether preempting l would suspend it.
 func (s *Scheduler) suspendable(l *Lease) bool {
-	canSuspend := s.cfg.Suspension == "all" || (s.cfg.Suspension == "serial" && l.Req.VMs == 1)
+	canSuspend := s.cfg.Suspension.suspends(l.Req.VMs)
 	return canSuspend && (l.Req.Class == Suspendable || l.Req.Class == Migratable)
 }
 

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/bora-sched/bora/slottable"
 )
 
@@ -117,7 +115,7 @@ func (s *Scheduler) State() SavedState {
 // scheduler stopped. A saved state that breaks an invariant (a host over
 // capacity, a reservation missing) is refused with ErrInconsistent;
 // RestoreReplanning (repair.go) plans such a state again instead.
-func Restore(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log *logrus.Entry) (*Scheduler, error) {
+func Restore(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, leases []SavedLease, log Logger) (*Scheduler, error) {
 	s, err := New(cfg, table, epoch, log)
 	if err != nil {
 		return nil, err

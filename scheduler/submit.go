@@ -50,7 +50,7 @@ func (s *Scheduler) Submit(now time.Time, req Request) (*Lease, []Action) {
 
 func (s *Scheduler) reject(l *Lease, now time.Time, r Reason, detail string) {
 	l.setState(now, Rejected, r, detail)
-	s.log.WithField("lease_id", l.ID).WithField("reason", string(r)).Debug(detail)
+	s.log.Debug(detail, map[string]any{"lease_id": l.ID, "reason": string(r)})
 }
 
 // everFits reports whether the lease fits on an empty cluster.
@@ -96,7 +96,7 @@ func (s *Scheduler) enqueue(l *Lease, now time.Time) {
 			blocked = true
 		}
 	}
-	if s.cfg.Backfilling == "none" && blocked {
+	if s.cfg.Backfilling == BackfillNone && blocked {
 		return
 	}
 	if s.planQueued(l, now, held < s.cfg.reservationsAllowed(), time.Time{}) {
@@ -155,7 +155,7 @@ func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool, was tim
 		return false
 	}
 	if err := s.build(l, p, sp); err != nil {
-		s.log.WithError(err).WithField("lease_id", l.ID).Error("planning queued lease")
+		s.log.LeaseError(l.ID, "planning queued lease", err)
 		s.setQueuedState(l, now)
 		return false
 	}
@@ -235,7 +235,7 @@ func (s *Scheduler) replanPass(now time.Time) {
 			planned = s.restorePlan(l, old)
 		}
 		if !planned {
-			if s.cfg.Backfilling == "none" {
+			if s.cfg.Backfilling == BackfillNone {
 				return
 			}
 			continue
@@ -270,7 +270,7 @@ func (s *Scheduler) restorePlan(l *Lease, old []phase) bool {
 	for _, p := range old {
 		ph := p
 		if err := s.reserve(l, &ph); err != nil {
-			s.log.WithError(err).WithField("lease_id", l.ID).Error("restoring reservation")
+			s.log.LeaseError(l.ID, "restoring reservation", err)
 			s.unplan(l)
 			return false
 		}
@@ -316,7 +316,7 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		s.accept(l, p, sp, now)
 		return
 	}
-	if l.Req.Origin != Local && l.Req.Kind != AdvanceReservation {
+	if !s.rule.Preempts(l) {
 		r := ReasonNoCapacity
 		if l.Req.Kind == Deadline {
 			r = ReasonDeadline
@@ -370,7 +370,7 @@ func (s *Scheduler) Finished(now time.Time, id LeaseID) []Action {
 			end = limit
 		}
 		if err := s.appendPhase(l, phShutdown, now, end, hosts); err != nil {
-			s.log.WithError(err).WithField("lease_id", id).Error("reserving shutdown")
+			s.log.LeaseError(id, "reserving shutdown", err)
 		}
 	}
 	s.dirty = true

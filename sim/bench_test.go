@@ -40,8 +40,8 @@ func BenchmarkSimulate30Days144(b *testing.B) {
 
 func benchSimulate30Days(b *testing.B, hosts int) {
 	reqs := sdscRequests(b)
-	for _, bf := range []string{"aggressive", "conservative"} {
-		b.Run(bf, func(b *testing.B) {
+	for _, bf := range []scheduler.Backfilling{scheduler.BackfillAggressive, scheduler.BackfillConservative} {
+		b.Run(string(bf), func(b *testing.B) {
 			cfg := Config{Cluster: Cluster{Hosts: hosts, CPU: 100, Memory: 1024}, Scheduler: scheduler.DefaultConfig()}
 			cfg.Scheduler.Backfilling = bf
 			for i := 0; i < b.N; i++ {

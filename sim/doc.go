@@ -1,7 +1,7 @@
 // Package sim is bora's discrete-event simulator: it runs the real
 // scheduler (package scheduler) over a list of requests on a simulated
 // clock, plays the part of the driver, and returns a report.Report with
-// the metrics of models.md section 7, the lease table, the Gantt
+// the metrics of docs/models.md §7, the lease table, the Gantt
 // intervals and the utilisation samples.
 //
 // # Use
@@ -54,7 +54,4 @@
 // every event with the simulated time reached and a way to count the
 // leases done. Neither decides anything: a run that is not stopped
 // reports exactly what Run does.
-//
-// Debug, when set, prints progress lines to standard output (a
-// development aid; leave it off in library use).
 package sim

@@ -10,7 +10,7 @@ import (
 	"github.com/bora-sched/bora/slottable"
 )
 
-// EnergyConfig is the energy management of a run (models.md section 5).
+// EnergyConfig is the energy management of a run (docs/models.md §5).
 type EnergyConfig struct {
 	// Policy is always-on, gesp, sesp or pemp (energy.Policies); empty:
 	// no energy management and no energy metrics. always-on keeps every
@@ -27,7 +27,7 @@ type EnergyConfig struct {
 	// (for experiments: what consolidation changes).
 	NoConsolidation bool
 	// ExternalArrivals has the policy decide on each arriving external
-	// lease as well (not in models.md; for experiments).
+	// lease as well (not in docs/models.md §5; for experiments).
 	ExternalArrivals bool
 }
 

@@ -62,7 +62,7 @@ func energyGen(seed uint64) energyCase {
 	rng := rand.New(rand.NewPCG(seed, 0xe4e7))
 	c := energyCase{seed: seed, hosts: 3 + rng.IntN(6), cfg: scheduler.DefaultConfig()}
 	c.cfg.CheckInvariants = true
-	c.cfg.Suspension = pickOne(rng, "all", "all", "none")
+	c.cfg.Suspension = pickOne(rng, scheduler.SuspensionAll, scheduler.SuspensionAll, scheduler.SuspensionNone)
 	c.cfg.Requeue = rng.IntN(2) == 0
 	c.cfg.Mapper = pickOne(rng, "pack", "spread")
 	c.model = energy.DefaultPowerModel()

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/bora-sched/bora/drivers"
 	"github.com/bora-sched/bora/energy"
+	"github.com/bora-sched/bora/powerstate"
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
@@ -60,7 +60,7 @@ func (p *powerCtl) report(r *report.Report) error {
 	for i, ev := range events {
 		if ev.state != "" {
 			before, _ := m.State(names[ev.host])
-			if err := m.Set(ev.at, names[ev.host], drivers.PowerState(ev.state)); err != nil {
+			if err := m.Set(ev.at, names[ev.host], powerstate.State(ev.state)); err != nil {
 				return fmt.Errorf("energy meter: %w", err)
 			}
 			on += b2i(ev.state == scheduler.PowerOn) - b2i(before == energy.On && ev.state != scheduler.PowerOn)

@@ -10,7 +10,7 @@ import (
 
 func secs(t time.Time) float64 { return t.Sub(Epoch).Seconds() }
 
-// report turns the run into the report of models.md section 7.
+// report turns the run into the report of docs/models.md §7.
 func (e *engine) report(cfg Config) *report.Report {
 	r := &report.Report{Name: cfg.Name, Trace: cfg.Trace, Hosts: cfg.Cluster.Hosts, Options: cfg.Options}
 	for _, l := range e.s.Leases() {
@@ -75,7 +75,7 @@ func (e *engine) utilisation() []report.Sample {
 	return out
 }
 
-// metrics computes models.md section 7 over the finished run.
+// metrics computes docs/models.md §7 over the finished run.
 func (e *engine) metrics() report.Metrics {
 	m := report.Metrics{PreemptedByOp: map[string]report.OpCount{}, PreemptionSearch: e.s.Stats().Search}
 	var local, localRej, ext, extRej, extDone, migratable, migrated int

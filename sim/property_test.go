@@ -3,7 +3,6 @@ package sim
 import (
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"regexp"
 	"runtime/debug"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sirupsen/logrus"
 
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
@@ -111,16 +108,16 @@ func propSecs(n int) time.Duration { return time.Duration(n) * time.Second }
 func propConfig(rng *rand.Rand) scheduler.Config {
 	c := scheduler.DefaultConfig()
 	c.CheckInvariants = true
-	c.Backfilling = pickOne(rng, "conservative", "aggressive", "none")
+	c.Backfilling = pickOne(rng, scheduler.BackfillConservative, scheduler.BackfillAggressive, scheduler.BackfillNone)
 	c.MaxReservations = 1 + rng.IntN(3)
 	c.Policy = pickOne(rng, preempt.NOP, preempt.MOV, preempt.MLIP, preempt.MOML)
-	c.Suspension = pickOne(rng, "none", "serial", "all")
-	c.Exclusion = pickOne(rng, "local", "global")
-	c.Migration = pickOne(rng, "no", "yes", "yes-notransfer")
+	c.Suspension = pickOne(rng, scheduler.SuspensionNone, scheduler.SuspensionSerial, scheduler.SuspensionAll)
+	c.Exclusion = pickOne(rng, scheduler.ExclusionLocal, scheduler.ExclusionGlobal)
+	c.Migration = pickOne(rng, scheduler.MigrationNo, scheduler.MigrationYes, scheduler.MigrationNoTransfer)
 	c.Requeue = rng.IntN(2) == 0
 	c.Mapper = pickOne(rng, "pack", "spread")
 	some := func(n int) bool { return rng.IntN(n) == 0 }
-	if some(3) { // the GlusterFS testbed of models.md section 2
+	if some(3) { // the GlusterFS testbed of docs/models.md §2
 		c.Overheads.SuspendRate, c.Overheads.ResumeRate = 40, 40
 	}
 	if some(3) {
@@ -208,9 +205,9 @@ func propGenFrom(rng *rand.Rand, sz propSize) propCase {
 	}
 	switch sc := &c.cfg.Scheduler; sz.mode {
 	case "backfill":
-		sc.Backfilling = "conservative"
+		sc.Backfilling = scheduler.BackfillConservative
 	case "preempt":
-		sc.Suspension, sc.Policy = "all", pickOne(rng, preempt.MOV, preempt.MLIP, preempt.MOML)
+		sc.Suspension, sc.Policy = scheduler.SuspensionAll, pickOne(rng, preempt.MOV, preempt.MLIP, preempt.MOML)
 	}
 	return c
 }
@@ -228,19 +225,16 @@ type observed struct {
 	errs      []string // what the scheduler logged at error level
 }
 
-// propLog collects the scheduler's error logs: each is a reservation it
-// planned that the slot table refused, or a plan it could not carry out.
+// propLog collects the errors the scheduler reports (scheduler.Logger):
+// each is a reservation it planned that the slot table refused, or a plan
+// it could not carry out.
 type propLog struct{ o *observed }
 
-func (h propLog) Levels() []logrus.Level {
-	return []logrus.Level{logrus.ErrorLevel, logrus.FatalLevel, logrus.PanicLevel}
+func (h propLog) LeaseError(id scheduler.LeaseID, what string, err error) {
+	h.o.errs = append(h.o.errs, fmt.Sprintf("%s: %v (lease %v)", what, err, id))
 }
 
-func (h propLog) Fire(e *logrus.Entry) error {
-	err, _ := e.Data[logrus.ErrorKey].(error)
-	h.o.errs = append(h.o.errs, fmt.Sprintf("%s: %v (lease %v)", e.Message, err, e.Data["lease_id"]))
-	return nil
-}
+func (propLog) Debug(string, map[string]any) {}
 
 // propRun is what the real VMs of a lease do, as the simulator models it.
 type propRun struct {
@@ -262,10 +256,7 @@ func propDrive(c propCase) (*observed, error) {
 	}
 	o := &observed{began: map[scheduler.LeaseID]time.Time{}, firstPlan: map[scheduler.LeaseID]time.Time{},
 		stops: map[scheduler.LeaseID]int{}}
-	log := logrus.New()
-	log.SetOutput(io.Discard)
-	log.AddHook(propLog{o})
-	s, err := scheduler.New(c.cfg.Scheduler, t, Epoch, logrus.NewEntry(log))
+	s, err := scheduler.New(c.cfg.Scheduler, t, Epoch, propLog{o})
 	if err != nil {
 		return nil, err
 	}
@@ -504,10 +495,17 @@ func importance(l *scheduler.Lease) int {
 	switch {
 	case l.Req.Origin == scheduler.Local:
 		return 2
-	case !l.Preemptable():
+	case !preemptable(l):
 		return 1
 	}
 	return 0
+}
+
+// preemptable is the rule of docs/ARCHITECTURE.md written out apart from
+// the scheduler's (scheduler.OriginRule): only external leases whose class
+// is not non-preemptable are ever preempted.
+func preemptable(l *scheduler.Lease) bool {
+	return l.Req.Origin == scheduler.External && l.Req.Class != scheduler.NonPreemptable
 }
 
 // propLease checks one lease's properties b, d, e, f, g and m.
@@ -524,7 +522,7 @@ func propLease(c propCase, o *observed, l *scheduler.Lease, byLease map[schedule
 	if l.Req.Origin == scheduler.Local && (l.Preemptions > 0 || ops > 0) {
 		add('b', "%s: %d preemptions, %d suspend/stop/migrate intervals", name, l.Preemptions, ops)
 	}
-	if !l.Preemptable() && (l.Preemptions > 0 || ops > 0) {
+	if !preemptable(l) && (l.Preemptions > 0 || ops > 0) {
 		add('e', "%s is not preemptable but has %d preemptions, %d suspend/stop/migrate intervals", name, l.Preemptions, ops)
 	}
 	for _, ev := range l.History {
@@ -631,7 +629,7 @@ func propCounted(c propCase, o *observed, l *scheduler.Lease, ivs []scheduler.In
 	var want time.Duration
 	n := 0
 	for op, k := range l.Ops {
-		want += time.Duration(k) * c.cfg.Scheduler.Overheads.PreemptionCost(op, mems)
+		want += time.Duration(k) * scheduler.PreemptionCost(c.cfg.Scheduler.Overheads, op, mems)
 		n += k
 	}
 	if l.Overhead != want || l.Preemptions != n {
@@ -667,7 +665,7 @@ func propStarts(c propCase, o *observed, l *scheduler.Lease, name string, add ad
 		}
 	case scheduler.BestEffort:
 		plan, planned := o.firstPlan[l.ID]
-		if c.cfg.Scheduler.Backfilling != "conservative" || !planned || !ok || !began.After(plan) {
+		if c.cfg.Scheduler.Backfilling != scheduler.BackfillConservative || !planned || !ok || !began.After(plan) {
 			break
 		}
 		if why := propOvertaken(o, l, plan); why == "" {
@@ -767,7 +765,7 @@ func propExclusion(c propCase, ivs []scheduler.Interval, add addFunc) {
 			ops = append(ops, iv)
 		}
 	}
-	global := c.cfg.Scheduler.Exclusion == "global"
+	global := c.cfg.Scheduler.Exclusion == scheduler.ExclusionGlobal
 	for i, a := range ops {
 		for _, b := range ops[i+1:] {
 			if a.Lease != b.Lease && (global || a.Host == b.Host) && a.Start.Before(b.End) && b.Start.Before(a.End) {

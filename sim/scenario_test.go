@@ -7,7 +7,7 @@ import (
 	"github.com/bora-sched/bora/scheduler/preempt"
 )
 
-// Reference overheads (models.md section 2) for a 1024 MB VM:
+// Reference overheads (docs/models.md §2) for a 1024 MB VM:
 //   t_s = 1024/6.36 = 161.006289 s, t_r = 1024/8.12 = 126.108374 s,
 //   t_p = 0.005 s, delta = 2.3 s.
 //   L^s(1 VM) = 0.005 + 161.006289 + 2.3 = 163.311289 s
@@ -163,7 +163,7 @@ func TestScenarioBackfilling(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		backfilling string
+		backfilling scheduler.Backfilling
 		want        []string
 	}{
 		// Conservative: S holds [1100, 1200), so X cannot start now; it
@@ -192,7 +192,7 @@ func TestScenarioBackfilling(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		t.Run(c.backfilling, func(t *testing.T) {
+		t.Run(string(c.backfilling), func(t *testing.T) {
 			cfg := scheduler.DefaultConfig()
 			cfg.Backfilling = c.backfilling
 			assertSpans(t, simulate(t, 3, cfg, trace()...), c.want)
@@ -369,10 +369,10 @@ func TestScenarioExclusion(t *testing.T) {
 		"A vm 4852.227-11415.538 @1",
 	}
 	for _, c := range []struct {
-		exclusion string
+		exclusion scheduler.Exclusion
 		want      []string
 	}{{"local", local}, {"global", global}} {
-		t.Run(c.exclusion, func(t *testing.T) {
+		t.Run(string(c.exclusion), func(t *testing.T) {
 			cfg := scheduler.DefaultConfig()
 			cfg.Exclusion = c.exclusion
 			assertSpans(t, simulate(t, 2, cfg, trace()...), c.want)
@@ -540,7 +540,7 @@ func TestScenarioDeadlinePreemptsLater(t *testing.T) {
 }
 
 // A local best-effort lease takes the machines it needs from external
-// leases (models.md section 3): it preempts unless the policy is NOP, in
+// leases (docs/models.md §3): it preempts unless the policy is NOP, in
 // which case it waits in the queue.
 func TestScenarioLocalBestEffortPreempts(t *testing.T) {
 	cases := []struct {

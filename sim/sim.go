@@ -4,9 +4,11 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"time"
 
+	"github.com/bora-sched/bora/cluster"
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
@@ -15,25 +17,9 @@ import (
 // Epoch is the simulated clock's zero: trace offsets are added to it.
 var Epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Cluster describes the simulated hosts (all alike).
-type Cluster struct {
-	Hosts  int   `yaml:"hosts"`
-	CPU    int64 `yaml:"cpu" bora:"cores"` // per host, hundredths of a core
-	Memory int64 `yaml:"memory" bora:"mb"` // per host, MB
-}
-
-// Validate reports the first field that cannot be simulated.
-func (c Cluster) Validate() error {
-	switch {
-	case c.Hosts < 1:
-		return fmt.Errorf("hosts: need at least 1, got %d", c.Hosts)
-	case c.CPU < 1:
-		return fmt.Errorf("host cpu: must be positive, got %d", c.CPU)
-	case c.Memory < 1:
-		return fmt.Errorf("host memory: must be positive, got %d MB", c.Memory)
-	}
-	return nil
-}
+// Cluster describes the simulated hosts (all alike). It is the shape the
+// configuration file's cluster section holds (package cluster).
+type Cluster = cluster.Shape
 
 // Config is one simulation run.
 type Config struct {
@@ -93,9 +79,6 @@ func RunContext(ctx context.Context, cfg Config, reqs []scheduler.Request) (*rep
 	return r, nil
 }
 
-// Debug prints progress (development aid).
-var Debug = false
-
 // engine is the discrete-event loop: it plays the driver for the
 // scheduler, knowing each lease's real run time.
 type engine struct {
@@ -123,7 +106,7 @@ func newEngine(cfg Config) (*engine, error) {
 			return nil, err
 		}
 	}
-	s, err := scheduler.New(cfg.Scheduler, t, Epoch, nil)
+	s, err := scheduler.New(cfg.Scheduler, t, Epoch, stderrLog{})
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +136,6 @@ func (e *engine) loop(ctx context.Context, reqs []scheduler.Request) error {
 		}
 		reached = t
 		e.events++
-		if Debug && e.events%200 == 0 {
-			fmt.Printf("t=%.0fh queue=%d replans=%d next=%d\n", t.Sub(Epoch).Hours(), e.s.QueueLen(), e.s.Stats().Replans, next)
-		}
 		for len(e.ends) > 0 && !e.ends[0].at.After(t) {
 			end := heap.Pop(&e.ends).(realEnd)
 			if st := e.real[end.lease]; st != nil && st.running && st.gen == end.gen {
@@ -252,3 +232,14 @@ func (h *endHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// stderrLog writes the errors the scheduler recovers from to standard
+// error, as a run's only diagnostics (they never change its report);
+// debug details are dropped.
+type stderrLog struct{}
+
+func (stderrLog) LeaseError(id scheduler.LeaseID, what string, err error) {
+	fmt.Fprintf(os.Stderr, "scheduler: %s: lease %d: %v\n", what, id, err)
+}
+
+func (stderrLog) Debug(string, map[string]any) {}

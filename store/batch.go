@@ -18,6 +18,9 @@ type Batch struct {
 	Meta         map[string][]byte // put (scheduler counters, clock origin, id sequence ...)
 }
 
+// leaseFill is the fill percent of the leases bucket's pages.
+const leaseFill = 0.9
+
 // Empty tells whether the Batch changes nothing.
 func (b *Batch) Empty() bool {
 	return len(b.Leases) == 0 && len(b.DeleteLeases) == 0 &&
@@ -48,6 +51,10 @@ func (s *Store) Commit(b Batch) error {
 // the Batch rolls back the parts written before it.
 func apply(tx *bolt.Tx, b *Batch) error {
 	leases, hosts, meta := tx.Bucket(bucketLeases), tx.Bucket(bucketHosts), tx.Bucket(bucketMeta)
+	// Lease keys grow (ids are handed out in order) and a finished lease's
+	// record no longer changes: pages filled to 90 % rather than bbolt's
+	// 50 % hold twice the leases.
+	leases.FillPercent = leaseFill
 	for id, v := range b.Leases {
 		if err := put(leases, leaseKey(id), v); err != nil {
 			return fmt.Errorf("lease %d: %w", id, err)

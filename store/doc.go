@@ -53,7 +53,8 @@
 //
 // # Maintenance
 //
-// Compact rewrites the file without free pages, Backup streams a
-// consistent copy, and Check runs bbolt's page-level check plus bora's
+// Compact rewrites the file without free pages, Usage tells how much of
+// the file holds data (so a caller can decide to compact), Backup streams
+// a consistent copy, and Check runs bbolt's page-level check plus bora's
 // own invariants (schema valid, lease keys 8 bytes, values non-empty).
 package store

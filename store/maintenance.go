@@ -97,3 +97,36 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 	}
 	return n, nil
 }
+
+// Usage is how much of the file holds data.
+type Usage struct {
+	File int64 // the file's size in bytes
+	Data int64 // bytes of keys, values and page headers in use (a compacted file needs about this much)
+}
+
+// Usage returns the file's size and how much of it holds data: the
+// rest is free pages (reused by later commits), the unused part of pages
+// that records shrank in, and the room bbolt grows the file by ahead of
+// need. It walks every page in use. ErrClosed once the store is closed.
+func (s *Store) Usage() (Usage, error) {
+	var u Usage
+	err := s.view(func(tx *bolt.Tx) error {
+		if err := tx.ForEach(func(_ []byte, b *bolt.Bucket) error {
+			st := b.Stats()
+			u.Data += int64(st.BranchInuse + st.LeafInuse + st.InlineBucketInuse)
+			return nil
+		}); err != nil {
+			return err
+		}
+		fi, err := os.Stat(s.path)
+		if err != nil {
+			return err
+		}
+		u.File = fi.Size()
+		return nil
+	})
+	if err != nil {
+		return Usage{}, fmt.Errorf("store: usage: %w", err)
+	}
+	return u, nil
+}

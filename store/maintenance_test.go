@@ -211,3 +211,53 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("Counts = %d, %v; want %d", n, err, writers*each)
 	}
 }
+
+// TestUsage: 1,000 leases of 400 bytes are at least 400,000 bytes of data,
+// in a file at least that large. With 950 of them deleted the file keeps
+// its size but holds a tenth of the data; compacted, it shrinks to no
+// more than twice the data left (bbolt grows files by doubling).
+func TestUsage(t *testing.T) {
+	s := openStore(t)
+	v := bytes.Repeat([]byte("x"), 400)
+	b := Batch{Leases: map[uint64][]byte{}}
+	for id := uint64(1); id <= 1000; id++ {
+		b.Leases[id] = v
+	}
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Data < 400_000 || u.File < u.Data || u.File != fileSize(t, s.Path()) {
+		t.Fatalf("1,000 leases: %+v", u)
+	}
+	del := Batch{}
+	for id := uint64(51); id <= 1000; id++ {
+		del.DeleteLeases = append(del.DeleteLeases, id)
+	}
+	if err := s.Commit(del); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.File != u.File || after.Data > u.Data/10 || after.Data < 50*400 {
+		t.Fatalf("50 leases left: %+v (was %+v)", after, u)
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.File > 2*c.Data+64<<10 || c.File >= after.File {
+		t.Fatalf("compacted: %+v (was %+v)", c, after)
+	}
+	if _, err := (&Store{}).Usage(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("usage of a closed store: %v", err)
+	}
+}

@@ -40,8 +40,8 @@ func ReadYAML(r io.Reader, name string, opt Options) (*Trace, error) {
 	return readBora(name, root, opt)
 }
 
-// boraFields are the fields of one lease in bora's format, as in
-// product.md "Leases (user view)".
+// boraFields are the fields of one lease in bora's format, listed in
+// docs/formats.md §5.
 var boraFields = []string{"name", "user", "arrival", "kind", "start", "duration",
 	"real_duration", "deadline", "vms", "cpu", "memory", "image", "class", "origin"}
 

@@ -27,7 +27,7 @@
 // # Origin and preemption class
 //
 // SWF and LWF carry no origin and no class; Options holds the defaults of
-// the formats spec: advance-reservation and immediate leases are local and
+// docs/formats.md §4: advance-reservation and immediate leases are local and
 // non-preemptable, best-effort leases are external and Options.DefaultClass
 // (suspendable unless changed; cancellable when Options.SuspensionOff),
 // deadline leases are external and migratable (non-preemptable when

@@ -18,7 +18,7 @@ var lwfLineFieldNames = [...]string{
 const lwfLineFields = 10
 
 // ReadLWFLines reads Haizea's older line format of lease workloads
-// (formats.md "LWF, line format"): one lease per line, ten fields: request
+// (docs/formats.md §3): one lease per line, ten fields: request
 // time, start time (-1 for best-effort, else an advance reservation
 // starting then), requested duration, real duration, VMs, CPU in cores,
 // memory MB, extra disk MB, image name (single-quoted, no spaces), image

@@ -9,7 +9,7 @@ import (
 	"github.com/bora-sched/bora/scheduler"
 )
 
-// ReadLWFXML reads Haizea's Lease Workload Format (formats.md "LWF, XML"):
+// ReadLWFXML reads Haizea's Lease Workload Format (docs/formats.md §2):
 // a <lease-workload> with an optional <site> and <lease-requests>, each
 // <lease-request arrival="HH:MM:SS"> holding an optional <realduration>
 // and one <lease>. A lease's kind comes from <start>: empty is

@@ -8,7 +8,7 @@ import (
 	"github.com/bora-sched/bora/scheduler"
 )
 
-// Options are the conversion defaults of the formats spec, for what a trace
+// Options are the conversion defaults of docs/formats.md §4, for what a trace
 // does not say. Start from DefaultOptions and override fields.
 type Options struct {
 	// CPUPerVM is the CPU of each VM when the trace gives none (SWF, and
@@ -32,7 +32,7 @@ type Options struct {
 	Epoch time.Time
 }
 
-// DefaultOptions returns the defaults of the formats spec: one core and
+// DefaultOptions returns the defaults of docs/formats.md §4: one core and
 // 1024 MB per VM, best-effort leases suspendable, origins by lease kind,
 // absolute times relative to the Unix epoch.
 func DefaultOptions() Options {
@@ -65,7 +65,7 @@ func (o Options) preemptableClass() scheduler.Class {
 }
 
 // defaults returns the origin and class of a lease of kind k that states
-// neither, following the formats spec.
+// neither, following docs/formats.md §4.
 func (o Options) defaults(k scheduler.Kind) (scheduler.Origin, scheduler.Class) {
 	switch k {
 	case scheduler.BestEffort:

@@ -21,7 +21,7 @@ var swfFieldNames = [...]string{
 const swfFields = 18
 
 // ReadSWF reads a Standard Workload Format trace: one best-effort lease
-// per job (formats.md "SWF"). Lines starting with ';' and blank lines are
+// per job (docs/formats.md §1). Lines starting with ';' and blank lines are
 // skipped. For each job: Name = field 1, Arrival = field 2, VMs = field 8
 // (requested processors; field 5 when -1), Duration = field 9 (requested
 // time; field 4 when at most 0), Real = field 4 clamped to [1 s, Duration]

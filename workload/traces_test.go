@@ -19,8 +19,8 @@ const tracesDir = "../testdata/traces"
 //	  -> 5108 41334 785463420 140
 //	awk '$4<0 && $11==5' sdsc-blue-30days.swf | wc -l   -> 437 (cancelled while queued)
 //
-// The largest job asks for 140 nodes (formats.md says "up to 144"; the
-// file's maximum of field 8 is 140).
+// The largest job asks for 140 nodes (the source's description says "up to
+// 144"; the file's maximum of field 8 is 140; docs/formats.md §6).
 func TestSDSCBlue(t *testing.T) {
 	tr, err := ReadFile(filepath.Join(tracesDir, "sdsc-blue-30days.swf"), DefaultOptions())
 	if err != nil {

@@ -138,7 +138,7 @@ func printCalibration(w io.Writer, f *calibrateFlags, r lv.Result) {
 	if r.LiveMigrateTo != "" {
 		fmt.Fprintf(w, "live migration  %s  (to %s, %.1f MB/s)\n", ms(r.LiveMigration), f.to, float64(r.MemoryMB)/r.LiveMigration.Seconds())
 	}
-	fmt.Fprintf(w, "\n# bora config (the overhead model, models.md section 2):\n")
+	fmt.Fprintf(w, "\n# bora config (the overhead model, docs/models.md §2):\n")
 	fmt.Fprintf(w, "scheduler:\n  overheads:\n")
 	fmt.Fprintf(w, "    suspend_rate: %.1f   # MB/s, save of a %d MB VM\n", r.SuspendRate, r.MemoryMB)
 	fmt.Fprintf(w, "    resume_rate: %.1f    # MB/s, restore\n", r.ResumeRate)

@@ -41,11 +41,11 @@ func newSimulateCmd() *cobra.Command {
 		Use:   "simulate --trace FILE [flags]",
 		Short: "run the scheduler over a trace on a simulated clock and print the metrics",
 		Long: `Run the scheduler over a trace (SWF, LWF XML, LWF lines, or bora's JSON/YAML)
-on a simulated clock and print the metrics of models.md section 7.
+on a simulated clock and print the metrics of docs/models.md §7.
 
 A comma-separated --policy, --backfilling or --energy runs one simulation per
 value, in parallel, and prints them side by side. With --energy the hosts are
-switched on and off by the energy policy (models.md section 5) and the report
+switched on and off by the energy policy (docs/models.md §5) and the report
 adds energy_kwh and violation_rate.`,
 		Example: `  bora simulate --trace testdata/traces/sdsc-blue-30days.swf \
       --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512
@@ -163,7 +163,7 @@ func simulationConfig(cmd *cobra.Command, f *simulateFlags) (config.Config, map[
 	if err := cfg.Validate(); err != nil {
 		return cfg, nil, usageError{err}
 	}
-	cfg.Workload.SuspensionOff = cfg.Workload.SuspensionOff || cfg.Scheduler.Suspension == "none"
+	cfg.Workload.SuspensionOff = cfg.Workload.SuspensionOff || cfg.Scheduler.Suspension == scheduler.SuspensionNone
 	return cfg, opts, nil
 }
 
@@ -191,7 +191,7 @@ func loadTraces(f *simulateFlags, opt workload.Options) ([]scheduler.Request, er
 // policies into runs.
 func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.Config, error) {
 	policies := splitList(f.policies, string(cfg.Scheduler.Policy))
-	backfills := splitList(f.backfillings, cfg.Scheduler.Backfilling)
+	backfills := splitList(f.backfillings, string(cfg.Scheduler.Backfilling))
 	energies := splitList(f.energies, cfg.Energy.Policy)
 	trace := f.trace
 	if len(f.inject) > 0 {
@@ -221,12 +221,16 @@ func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.C
 	if err != nil {
 		return sim.Config{}, usageError{fmt.Errorf("preemption.policy: %w", err)}
 	}
+	bf, err := scheduler.ParseBackfilling(b)
+	if err != nil {
+		return sim.Config{}, usageError{fmt.Errorf("backfilling: %w", err)}
+	}
 	c := cfg.Scheduler
-	c.Policy, c.Backfilling = pol, b
+	c.Policy, c.Backfilling = pol, bf
 	if err := c.Validate(); err != nil {
 		return sim.Config{}, usageError{err}
 	}
-	ec, err := cfg.Energy.Sim(strings.ToLower(en))
+	ec, err := simEnergy(cfg.Energy, strings.ToLower(en))
 	if err != nil {
 		return sim.Config{}, usageError{err}
 	}
@@ -244,6 +248,23 @@ func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.C
 	return sim.Config{Cluster: cfg.Cluster, Scheduler: c, Options: o, Energy: ec}, nil
 }
 
+// simEnergy is the simulator's energy configuration from the energy
+// section, for policy (empty: the configured one).
+func simEnergy(e config.Energy, policy string) (sim.EnergyConfig, error) {
+	if policy == "" {
+		policy = e.Policy
+	}
+	p, err := e.Params()
+	if err != nil {
+		return sim.EnergyConfig{}, err
+	}
+	next, err := e.Cron()
+	if err != nil {
+		return sim.EnergyConfig{}, err
+	}
+	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, Next: next, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals}, nil
+}
+
 // runName is a run's column: the preemption policy, with the backfilling
 // mode when several are swept; just the energy policy when only it is.
 func runName(r sim.Config, policies, backfills, energies bool) string {
@@ -252,7 +273,7 @@ func runName(r sim.Config, policies, backfills, energies bool) string {
 	}
 	name := string(r.Scheduler.Policy)
 	if backfills {
-		name += "/" + r.Scheduler.Backfilling
+		name += "/" + string(r.Scheduler.Backfilling)
 	}
 	if energies {
 		name += "/" + r.Energy.Policy

@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/fielderr"
-	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/overhead"
 )
 
 // Config describes the emulated cluster.
 type Config struct {
 	Hosts     []HostSpec
-	Overheads scheduler.Overheads // timings of the operations
+	Overheads overhead.Params // timings of the operations
 	// StateFile, when set, is where the VMs, the hosts that are down and
 	// the run-time accounting are kept (JSON, replaced atomically after
 	// every change); New reads it back.

@@ -1,8 +1,8 @@
 // Package fake is an in-memory bora driver for emulation and CI.
 //
 // A Driver emulates a cluster of hosts and the VMs bora runs on them. Each
-// operation takes the time the overhead model (models.md section 2, the
-// scheduler.Overheads it is given) says, waiting on the injected clock, so
+// operation takes the time the overhead model (docs/models.md §2, the
+// overhead.Params it is given) says, waiting on the injected clock, so
 // with a clock.Sim it takes no wall time:
 //
 //	Start        enactment (or Config.Boot when set), once for the call

@@ -14,7 +14,7 @@ import (
 
 	"github.com/bora-sched/bora/clock"
 	"github.com/bora-sched/bora/drivers"
-	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/overhead"
 )
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -23,7 +23,7 @@ var _ drivers.Driver = (*Driver)(nil)
 type Driver struct {
 	clk       clock.Clock
 	log       *logrus.Entry
-	ov        scheduler.Overheads
+	ov        overhead.Params
 	boot      time.Duration
 	stateFile string
 

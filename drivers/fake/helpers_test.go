@@ -8,7 +8,7 @@ import (
 
 	"github.com/bora-sched/bora/clock"
 	"github.com/bora-sched/bora/drivers"
-	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/overhead"
 )
 
 var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -16,8 +16,8 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 // testOverheads are the reference values (s = 6.36 MB/s, r = 8.12 MB/s,
 // t_p = 5 ms, t_copy(1024 MB) = 160.2 s) with t_stop = 2 s, a shutdown
 // reserve of 30 s and an enactment of 45 s.
-func testOverheads() scheduler.Overheads {
-	o := scheduler.DefaultOverheads()
+func testOverheads() overhead.Params {
+	o := overhead.DefaultParams()
 	o.Stop = 2 * time.Second
 	o.Shutdown = 30 * time.Second
 	o.Enactment = 45 * time.Second

@@ -71,7 +71,7 @@ func (d *Driver) persistLocked() error {
 	slices.SortFunc(doc.RunTimes, func(a, b limitRecord) int {
 		return cmp.Compare(a.Lease, b.Lease)
 	})
-	data, err := json.MarshalIndent(doc, "", "  ")
+	data, err := json.Marshal(doc) // not indented: it is rewritten at every operation
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}

@@ -32,7 +32,7 @@ type Result struct {
 	LiveMigration time.Duration `json:"live_migration"` // to the second host (0: none given)
 	LiveMigrateTo string        `json:"live_migrate_to,omitempty"`
 
-	// The overhead model's parameters (models.md section 2): MB of VM
+	// The overhead model's parameters (docs/models.md §2): MB of VM
 	// memory per second of save and of restore, and the pause (= unpause)
 	// time, the larger of the two measured.
 	SuspendRate float64       `json:"suspend_rate"`

@@ -128,7 +128,7 @@ type memballoon struct {
 
 // baseImage is the base image of vm's overlay: "" for a diskless VM
 // (see ResolveImage).
-func (c Config) baseImage(vm drivers.VM) (string, error) {
+func baseImage(c Config, vm drivers.VM) (string, error) {
 	p, err := c.ResolveImage(vm.Image)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", vm.Name(), err)
@@ -149,11 +149,11 @@ func vcpus(cpu int64) int {
 // defaults applied). It returns ErrInvalidVM for a VM without memory, and
 // ErrUnknownImage or ErrImageOutside for an Image that ResolveImage
 // refuses. The overlay disk names its base image as its backing store.
-func (c Config) DomainXML(vm drivers.VM) (string, error) {
+func DomainXML(c Config, vm drivers.VM) (string, error) {
 	if vm.Memory <= 0 {
 		return "", fmt.Errorf("%w: %s has memory %d MB", ErrInvalidVM, vm.Name(), vm.Memory)
 	}
-	base, err := c.baseImage(vm)
+	base, err := baseImage(c, vm)
 	if err != nil {
 		return "", err
 	}

@@ -43,7 +43,7 @@ func TestDomainXML(t *testing.T) {
 			if tc.cfg != nil {
 				cfg = tc.cfg(c)
 			}
-			out, err := cfg.DomainXML(tc.vm)
+			out, err := DomainXML(cfg, tc.vm)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("DomainXML: %v, want %v", err, tc.wantErr)
@@ -93,7 +93,7 @@ func TestDomainXML(t *testing.T) {
 func TestDomainXMLEscapes(t *testing.T) {
 	c := good()
 	c.Template.Cmdline = `console=ttyS0 msg="a<b&c"`
-	out, err := c.WithDefaults().DomainXML(drivers.VM{Lease: 1, CPU: 100, Memory: 128})
+	out, err := DomainXML(c.WithDefaults(), drivers.VM{Lease: 1, CPU: 100, Memory: 128})
 	if err != nil {
 		t.Fatal(err)
 	}

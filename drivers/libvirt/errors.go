@@ -1,25 +1,29 @@
 package libvirt
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/bora-sched/bora/drivers/libvirt/libvirtcfg"
+)
 
 // Errors of this package. The driver also returns the drivers package's
 // sentinels (drivers.ErrUnknownHost, drivers.ErrNotSaved,
 // drivers.ErrHostDown, drivers.ErrUnsupported), wrapped with the host and
 // the VM in the message.
 var (
-	// ErrInvalidConfig is wrapped by every *fielderr.Error that Config.Validate
-	// and New return.
-	ErrInvalidConfig = errors.New("invalid libvirt driver configuration")
+	// ErrInvalidConfig is wrapped by every *fielderr.Error that
+	// Config.Validate and New return (libvirtcfg.ErrInvalidConfig).
+	ErrInvalidConfig = libvirtcfg.ErrInvalidConfig
 	// ErrInvalidVM is returned for a VM the driver cannot build a domain
 	// for (no memory, a name that ParseName rejects).
 	ErrInvalidVM = errors.New("invalid VM")
 	// ErrUnknownImage is returned by Start and ResolveImage for a VM whose
 	// Image names no entry of Template.Images and no file of ImageDirs.
-	ErrUnknownImage = errors.New("unknown image")
+	ErrUnknownImage = libvirtcfg.ErrUnknownImage
 	// ErrImageOutside is returned by ResolveImage (and so by Start) for an
 	// image that names a parent directory (..) or resolves, symlinks
 	// followed, outside the configured image directories.
-	ErrImageOutside = errors.New("image outside the image directories")
+	ErrImageOutside = libvirtcfg.ErrImageOutside
 	// ErrNoDomain is returned by Suspend and LiveMigrate for a VM that is
 	// neither running where it should be nor saved (or already moved).
 	ErrNoDomain = errors.New("no such domain")

@@ -77,7 +77,7 @@ func TestImageInsideImageDirs(t *testing.T) {
 			c := good()
 			c.Template.Images = map[string]string{"debian": "/s/debian.qcow2"}
 			c.ImageDirs = tc.dirs
-			out, err := c.WithDefaults().DomainXML(drivers.VM{Lease: 4, CPU: 100, Memory: 128, Image: tc.image})
+			out, err := DomainXML(c.WithDefaults(), drivers.VM{Lease: 4, CPU: 100, Memory: 128, Image: tc.image})
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("DomainXML: %v, want %v", err, tc.wantErr)

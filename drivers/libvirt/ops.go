@@ -94,11 +94,11 @@ func (d *Driver) startOne(ctx context.Context, vm drivers.VM) error {
 	if err != nil {
 		return vmErr("start", vm, vm.Host, err)
 	}
-	xml, err := d.cfg.DomainXML(vm)
+	xml, err := DomainXML(d.cfg, vm)
 	if err != nil {
 		return err
 	}
-	base, _ := d.cfg.baseImage(vm)
+	base, _ := baseImage(d.cfg, vm)
 	name := vm.Name()
 	log := h.log.WithField("vm", name).WithField("lease_id", vm.Lease)
 	err = d.do(ctx, h, func(l *golibvirt.Libvirt) error {

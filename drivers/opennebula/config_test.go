@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/drivers/opennebula/oca"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -43,8 +44,8 @@ func TestConfigValidate(t *testing.T) {
 				}
 				return
 			}
-			var ce *ConfigError
-			if !errors.As(err, &ce) || ce.Field != tc.field || !errors.Is(err, ErrConfig) {
+			var ce *fielderr.Error
+			if !errors.As(err, &ce) || ce.Path != tc.field || !errors.Is(err, ErrConfig) {
 				t.Errorf("Validate = %v, want a ConfigError for %s", err, tc.field)
 			}
 		})
@@ -109,8 +110,8 @@ func TestCredentialsFromTheAuthFile(t *testing.T) {
 	for name, path := range map[string]string{"missing": filepath.Join(dir, "nope"), "no colon": badFile} {
 		cfg.AuthFile = path
 		_, err := New(context.Background(), cfg, e.logger())
-		var ce *ConfigError
-		if !errors.As(err, &ce) || ce.Field != "driver.opennebula.auth_file" {
+		var ce *fielderr.Error
+		if !errors.As(err, &ce) || ce.Path != "driver.opennebula.auth_file" {
 			t.Errorf("%s auth file: %v, want a ConfigError for opennebula.auth_file", name, err)
 		}
 		if err != nil && strings.Contains(err.Error(), testPassword) {
@@ -130,5 +131,13 @@ func TestSecretsAreNeverPrinted(t *testing.T) {
 		if strings.Contains(s, testPassword) {
 			t.Errorf("%q shows the password", s)
 		}
+	}
+}
+
+// TestDefaultEndpointIsOned: the configuration's default endpoint is the
+// one the client dials when given none.
+func TestDefaultEndpointIsOned(t *testing.T) {
+	if DefaultConfig().Endpoint != oca.DefaultEndpoint {
+		t.Errorf("default endpoint %q, the client's %q", DefaultConfig().Endpoint, oca.DefaultEndpoint)
 	}
 }

@@ -56,8 +56,8 @@ func New(ctx context.Context, cfg Config, log *logrus.Entry) (*Driver, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
-	cr, err := cfg.credentials()
+	cfg = cfg.WithDefaults()
+	cr, err := credentials(cfg)
 	if err != nil {
 		return nil, err
 	}

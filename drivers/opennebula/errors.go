@@ -1,6 +1,10 @@
 package opennebula
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/bora-sched/bora/drivers/opennebula/onecfg"
+)
 
 // Errors the driver returns (wrapped, with the lease, VM and host in the
 // message). It also returns drivers.ErrUnknownHost, drivers.ErrNotSaved
@@ -8,8 +12,9 @@ import "errors"
 // wrapped (errors.Is(err, oca.ErrAction) and the like work).
 var (
 	// ErrConfig is returned by New and Config.Validate for a
-	// configuration that cannot work; the *ConfigError names the field.
-	ErrConfig = errors.New("opennebula: invalid configuration")
+	// configuration that cannot work; the *fielderr.Error names the
+	// field (onecfg.ErrConfig).
+	ErrConfig = onecfg.ErrConfig
 	// ErrLogin is returned by New when oned does not accept the
 	// credentials or cannot be reached.
 	ErrLogin = errors.New("opennebula: cannot log in to oned")
@@ -35,15 +40,3 @@ var (
 	// ErrClosed is returned by calls after Close.
 	ErrClosed = errors.New("opennebula: driver closed")
 )
-
-// ConfigError is one bad configuration field; Field is its path in the
-// daemon's configuration ("driver.opennebula.poll_interval").
-type ConfigError struct {
-	Field string
-	Msg   string
-}
-
-func (e *ConfigError) Error() string { return e.Field + ": " + e.Msg }
-
-// Unwrap makes every ConfigError match ErrConfig.
-func (e *ConfigError) Unwrap() error { return ErrConfig }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/drivers/opennebula/oca"
 )
 
@@ -22,8 +21,25 @@ type PendingLease struct {
 	Key     string
 	User    string // the VMs' owner (UNAME)
 	VMIDs   []int  // ascending; VMIDs[i] becomes the lease's VM i
-	Request api.LeaseRequest
+	Request Request
 	Err     error
+}
+
+// Request is what a pending lease asks for, in the form and with the
+// meaning of the API's lease request (api.LeaseRequest, which the daemon
+// makes of it): cores and MB per VM, Start "now", "best-effort", an
+// RFC 3339 time or "+DURATION", Duration a Go duration, Class and Origin
+// as BORA_LEASE gave them.
+type Request struct {
+	Name     string
+	VMs      int
+	CPU      float64
+	Memory   int64
+	Start    string
+	Duration string
+	Deadline string
+	Class    string
+	Origin   string
 }
 
 // member is one VM of a group in the making.
@@ -146,7 +162,7 @@ func (d *Driver) groupLease(key string, ms []member) (PendingLease, bool) {
 	if name == "" {
 		name = first.v.Name
 	}
-	pl.Request = api.LeaseRequest{
+	pl.Request = Request{
 		Name:     name,
 		VMs:      len(ms),
 		CPU:      first.v.CPU,

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/drivers"
 )
 
@@ -48,7 +47,7 @@ func TestPendingGroupsVMsIntoLeases(t *testing.T) {
 
 	// alice's job: 2 VMs of half a core and 512 MB each.
 	if pl := byKey["1/job"]; pl.Err != nil || !eqInts(pl.VMIDs, a1, a2) || pl.User != "alice" ||
-		pl.Request != (api.LeaseRequest{Name: "job", VMs: 2, CPU: 0.5, Memory: 512, Start: "now",
+		pl.Request != (Request{Name: "job", VMs: 2, CPU: 0.5, Memory: 512, Start: "now",
 			Duration: "1h30m0s", Class: "migratable"}) {
 		t.Errorf("alice's job: %+v", pl)
 	}
@@ -57,7 +56,7 @@ func TestPendingGroupsVMsIntoLeases(t *testing.T) {
 	}
 	// No attribute: one best-effort VM of the default duration.
 	if pl := byKey["vm/3"]; pl.Err != nil || !eqInts(pl.VMIDs, plain) ||
-		pl.Request != (api.LeaseRequest{Name: "plain", VMs: 1, CPU: 0.5, Memory: 512, Start: "best-effort",
+		pl.Request != (Request{Name: "plain", VMs: 1, CPU: 0.5, Memory: 512, Start: "best-effort",
 			Duration: "1h0m0s"}) {
 		t.Errorf("plain VM: %+v", pl)
 	}

@@ -37,7 +37,7 @@ type timeSpec struct {
 	rel  time.Duration // kind "rel": after the VM's creation
 }
 
-// resolve renders the spec as api.LeaseRequest wants it, relative times
+// resolve renders the spec as the API's lease request wants it, relative times
 // anchored at created.
 func (t timeSpec) resolve(created time.Time) string {
 	switch t.kind {
@@ -223,5 +223,5 @@ func parseDuration(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// formatDuration renders d as api.LeaseRequest.Duration wants it.
+// formatDuration renders d as the API's lease request wants its duration.
 func formatDuration(d time.Duration) string { return d.String() }

@@ -219,7 +219,7 @@ func defineForeign(t *testing.T, e env) golibvirt.Domain {
 	raw := rawConn(t, e.a)
 	cfg := e.config().WithDefaults()
 	cfg.Template.BaseImage = ""
-	xml, err := cfg.DomainXML(drivers.VM{Lease: 1, Index: 0, CPU: 100, Memory: guestMB})
+	xml, err := lv.DomainXML(cfg, drivers.VM{Lease: 1, Index: 0, CPU: 100, Memory: guestMB})
 	if err != nil {
 		t.Fatal(err)
 	}

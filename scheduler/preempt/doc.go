@@ -1,7 +1,7 @@
 // Package preempt chooses which preemptable leases to preempt so that a
-// request fits (models.md section 3). It knows nothing about hosts: the
+// request fits (docs/models.md §3). It knows nothing about hosts: the
 // caller passes the candidates (lease id, VM count, preemption overhead h(L)
-// of models.md section 2) and a monotone feasibility oracle that says
+// of docs/models.md §2) and a monotone feasibility oracle that says
 // whether the request fits once a given set of candidates is preempted.
 //
 // # Minimal sets

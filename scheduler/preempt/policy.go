@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Policy names how a set of leases to preempt is chosen (models.md
-// section 3).
+// Policy names how a set of leases to preempt is chosen (docs/models.md
+// §3).
 type Policy string
 
 // The preemption policies.

@@ -9,7 +9,7 @@ import (
 type Candidate struct {
 	Lease    uint64        // lease id
 	VMs      int           // v(L)
-	Overhead time.Duration // h(L) of models.md section 2 for this lease's class
+	Overhead time.Duration // h(L) of docs/models.md §2 for this lease's class
 }
 
 // Feasible reports whether the request fits when the candidates whose

@@ -1,0 +1,134 @@
+package scheduler
+
+import (
+	"sort"
+	"time"
+)
+
+// Who may preempt whom, and which leases a preemption chooses among, in
+// one place:
+//
+//   - whether lease p may preempt lease v: s.rule.MayPreempt(p, v)
+//     (PreemptionRule, below; OriginRule is the rule bora applies);
+//   - which leases p may preempt over an interval: s.candidates(p, at,
+//     end), the set the preemption policy (preempt.Choose: NOP, MOV, MLIP,
+//     MOML) then chooses from.
+//
+// The other places that ask go through these: placeFixed and
+// preemptQueued (submit.go, preemptplan.go) and keepPlan (keepplan.go)
+// ask the rule whether a lease preempts at all, Evacuate (evacuate.go)
+// applies the candidate test to a host it empties, and the energy
+// controller (energyctl) asks MayBePreemptedWithin.
+
+// PreemptionRule is the policy of who may preempt whom. It looks at the
+// leases' requests (origin, kind, class) and where they are (queued or
+// being placed), not at time or the slot table: whether a preemption also
+// fits is the scheduler's business (candidates, the oracle, the layout).
+type PreemptionRule interface {
+	// MayPreempt reports whether preemptor may take victim's machines.
+	MayPreempt(preemptor, victim *Lease) bool
+	// Preempts reports whether l may preempt some lease: MayPreempt(l, v)
+	// is false for every v otherwise.
+	Preempts(l *Lease) bool
+	// Preemptable reports whether some lease may preempt l:
+	// MayPreempt(p, l) is false for every p otherwise.
+	Preemptable(l *Lease) bool
+}
+
+// OriginRule is bora's rule (docs/models.md §1 and §3): local leases
+// have priority over external ones. A local lease preempts whenever it
+// needs machines, an advance reservation of either origin preempts to
+// hold its start, and the leases preempted are external ones whose class
+// is not non-preemptable. An advance reservation that was preempted
+// itself and waits in the queue no longer preempts: it waits as any
+// external lease.
+type OriginRule struct{}
+
+// MayPreempt is Preempts(preemptor) and Preemptable(victim), for two
+// different leases.
+func (r OriginRule) MayPreempt(preemptor, victim *Lease) bool {
+	return preemptor != victim && r.Preempts(preemptor) && r.Preemptable(victim)
+}
+
+// Preempts reports whether l is local, or an advance reservation being
+// placed (not in the queue).
+func (OriginRule) Preempts(l *Lease) bool {
+	return l.Req.Origin == Local || (l.Req.Kind == AdvanceReservation && !l.queued)
+}
+
+// Preemptable reports whether l is external and not non-preemptable.
+func (OriginRule) Preemptable(l *Lease) bool {
+	return l.Req.Origin == External && l.Req.Class != NonPreemptable
+}
+
+// Rule returns the preemption rule the scheduler applies.
+func (s *Scheduler) Rule() PreemptionRule { return s.rule }
+
+// preemptionState reports whether l is in a state a preemption can act
+// on now: running (in its run phase: it is suspended, migrated, requeued
+// or cancelled) or holding a reservation in the queue without having
+// begun (it is unreserved). A lease preparing, suspending, resuming,
+// migrating or shutting down is in neither.
+func (l *Lease) preemptionState() (running, notBegun bool) {
+	running = l.entered && l.plan[l.cur].kind == phRun
+	notBegun = !l.entered && l.State == Scheduled && l.queued
+	return running, notBegun
+}
+
+// candidates are the leases preemptor may preempt to make room over
+// [at, end): those with a reservation overlapping it that the rule lets
+// it preempt and that are in a state a preemption can act on
+// (preemptionState), each with the operation preempting it would be, in
+// lease ID order.
+func (s *Scheduler) candidates(preemptor *Lease, at, end time.Time) []*victim {
+	seen := map[LeaseID]bool{preemptor.ID: true}
+	var out []*victim
+	for _, r := range s.table.Overlapping(at, end) {
+		if seen[r.Lease] {
+			continue
+		}
+		seen[r.Lease] = true
+		l := s.leases[r.Lease]
+		if l == nil || !s.rule.MayPreempt(preemptor, l) {
+			continue
+		}
+		running, notBegun := l.preemptionState()
+		if !running && !notBegun {
+			continue
+		}
+		out = append(out, s.candidate(l, running))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].l.ID < out[j].l.ID })
+	return out
+}
+
+// candidate is lease l as a candidate victim: its operation and what that
+// costs.
+func (s *Scheduler) candidate(l *Lease, running bool) *victim {
+	op := OpUnreserve
+	if running {
+		op = s.cfg.operationFor(l)
+	}
+	v := &victim{l: l, op: op, cost: PreemptionCost(s.cfg.Overheads, op, l.mems())}
+	switch op {
+	case OpSuspend, OpMigrate:
+		v.opLen, v.images = s.cfg.Overheads.Suspend(l.mems()), true
+	case OpCancel, OpRequeue:
+		v.opLen = s.cfg.Overheads.Cancel(l.Req.VMs)
+	}
+	if running {
+		v.hosts = hostsOf(l.plan[l.cur].hosts)
+		v.runStart, v.left = l.plan[l.cur].start, l.Remaining
+	}
+	return v
+}
+
+// MayBePreemptedWithin reports whether lease l could have been preempted
+// by a local lease starting lead from now, as the energy controller
+// estimates it when deciding how many hosts to switch on: l is
+// preemptable and either has not started or there is time to suspend it.
+// It is an estimate over the lease alone (the candidate test proper,
+// preemptionState, also looks at its plan).
+func (s *Scheduler) MayBePreemptedWithin(l *Lease, lead time.Duration) bool {
+	return s.rule.Preemptable(l) && (!l.Started() || lead >= s.cfg.Overheads.Suspend(l.mems()))
+}
