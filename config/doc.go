@@ -32,10 +32,11 @@
 //
 // Reading is strict (package yamlstrict): an unknown key, a key written twice in the same
 // mapping (ErrDuplicateKey), a list or a mapping where a single value
-// belongs, or a value that does not parse is an *Error naming the file,
-// the line and the dotted key (an unknown key wraps ErrUnknownKey).
-// Values that parse but are out of range (an unknown backfilling mode, a
-// negative rate, zero hosts) are found by Validate after the whole
+// belongs, or a value that does not parse (the scheduler's modes parse
+// with scheduler.ParseBackfilling and its kin, so an unknown backfilling
+// mode is one) is an *Error naming the file, the line and the dotted key
+// (an unknown key wraps ErrUnknownKey). Values that parse but are out of
+// range (a negative rate, zero hosts) are found by Validate after the whole
 // document is read, as a *fielderr.Error naming the key; the loader keeps
 // the line of every key path while reading and turns it into an *Error
 // with that line (for a key left out, the line of the key that made it

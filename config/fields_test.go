@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bora-sched/bora/scheduler"
 )
 
 // TestSetAndFileAgree: a key set with --set and the same key written in
@@ -18,6 +20,12 @@ func TestSetAndFileAgree(t *testing.T) {
 	}{
 		{"scheduler.overheads.delta", "soon", `"soon" is not a duration (e.g. 90s, 1h30m, or seconds)`},
 		{"scheduler.preemption.policy", "FOO", `unknown policy "FOO" (want NOP, MOV, MLIP or MOML)`},
+		// The typed modes decode with scheduler.Parse*: main's messages.
+		{"scheduler.backfilling", "sideways", `unknown value "sideways" (want conservative, aggressive, none)`},
+		{"scheduler.suspension", "sometimes", `unknown value "sometimes" (want none, serial, all)`},
+		{"scheduler.suspendresume_exclusion", "Global", `unknown value "Global" (want local, global)`},
+		{"scheduler.migration", "maybe", `unknown value "maybe" (want no, yes, yes-notransfer)`},
+		{"scheduler.migration", "yes-notransfer", ""},
 		{"cluster.cpu", "-1", `"-1" is not a positive number of cores`},
 		{"energy.consolidate", "maybe", `"maybe" is not true or false`},
 		// The daemon's sections were decoded apart and could not be set.
@@ -59,14 +67,17 @@ func TestSetAndFileAgree(t *testing.T) {
 func TestSetValues(t *testing.T) {
 	c := Default()
 	for _, kv := range [][2]string{{"scheduler.wakeup_interval", "90"}, {"workload.cpu_per_vm", "0.25"},
-		{"energy.policy", "PEMP"}, {"daemon.op_timeout", "2m"}, {"scheduler.max_reservations", "3"}, {"scheduler.max_reservations", "4"}} {
+		{"energy.policy", "PEMP"}, {"daemon.op_timeout", "2m"}, {"scheduler.max_reservations", "3"}, {"scheduler.max_reservations", "4"},
+		{"scheduler.backfilling", "aggressive"}, {"scheduler.suspension", "serial"}, {"scheduler.suspendresume_exclusion", "global"}} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// 90 seconds; 0.25 cores = 25 hundredths.
 	if c.Scheduler.WakeUp != 90*time.Second || c.Workload.CPUPerVM != 25 || c.Energy.Policy != "pemp" ||
-		c.Daemon.OpTimeout != 2*time.Minute || c.Scheduler.MaxReservations != 4 {
+		c.Daemon.OpTimeout != 2*time.Minute || c.Scheduler.MaxReservations != 4 ||
+		c.Scheduler.Backfilling != scheduler.BackfillAggressive || c.Scheduler.Suspension != scheduler.SuspensionSerial ||
+		c.Scheduler.Exclusion != scheduler.ExclusionGlobal {
 		t.Errorf("Set wrote %+v", c)
 	}
 	for _, key := range []string{"hosts", "energy.fuzzy", "scheduler.overheads", "scheduler.nope", "nope"} {
