@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // How errors travel over the wire. The server turns a Service error into a
@@ -63,12 +65,12 @@ func badRequest(field, format string, args ...any) *httpError {
 // "internal error" and the server logs the real error.
 func errorStatus(err error) (status int, body Error, internal bool) {
 	var he *httpError
-	var fe *FieldError
+	var fe *fielderr.Error
 	switch {
 	case errors.As(err, &he):
 		return he.status, Error{Error: he.msg, Field: he.field}, false
 	case errors.As(err, &fe):
-		return http.StatusBadRequest, Error{Error: fe.Error(), Field: fe.Field}, false
+		return http.StatusBadRequest, Error{Error: fe.Error(), Field: fe.Path}, false
 	case errors.Is(err, ErrNotFound):
 		return http.StatusNotFound, Error{Error: err.Error()}, false
 	case errors.Is(err, ErrForbidden):

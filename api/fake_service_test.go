@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // fakeService is a hand-written Service over a map: enough behaviour to
@@ -71,11 +73,11 @@ func (f *fakeService) CreateLease(_ context.Context, c Caller, r LeaseRequest) (
 		return Lease{}, fmt.Errorf("%w (panic: runtime error in the scheduler)", ErrNotApplied)
 	}
 	if r.VMs <= 0 {
-		return Lease{}, &FieldError{Field: "vms", Msg: "must be positive"}
+		return Lease{}, &fielderr.Error{Path: "vms", Msg: "must be positive"}
 	}
 	d, err := time.ParseDuration(r.Duration)
 	if err != nil || d <= 0 {
-		return Lease{}, &FieldError{Field: "duration", Msg: "must be a positive duration such as 90m"}
+		return Lease{}, &fielderr.Error{Path: "duration", Msg: "must be a positive duration such as 90m"}
 	}
 	if r.Origin == "external" && !c.External && !c.Admin {
 		return Lease{}, fmt.Errorf("external lease: %w", ErrForbidden)

@@ -201,7 +201,7 @@ type Caller struct {
 }
 
 // Service is what the server serves: the daemon implements it. Methods
-// return the errors below (wrapped) or a *FieldError for bad input.
+// return the errors below (wrapped) or a *fielderr.Error for bad input (the server answers 400 naming the field).
 type Service interface {
 	CreateLease(ctx context.Context, c Caller, r LeaseRequest) (Lease, error)
 	ListLeases(ctx context.Context, c Caller, f LeaseFilter) ([]Lease, error)
@@ -218,14 +218,6 @@ type Service interface {
 	// Health is nil when the scheduling loop answers.
 	Health(ctx context.Context) error
 }
-
-// FieldError is bad input in one field; the server answers 400 naming it.
-type FieldError struct {
-	Field string
-	Msg   string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Errors a Service returns; the server maps each to its status code.
 var (

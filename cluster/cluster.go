@@ -10,9 +10,9 @@ import "fmt"
 
 // Shape describes the simulated hosts (all alike).
 type Shape struct {
-	Hosts  int
-	CPU    int64 // per host, hundredths of a core
-	Memory int64 // per host, MB
+	Hosts  int   `yaml:"hosts"`
+	CPU    int64 `yaml:"cpu" bora:"cores"` // per host, hundredths of a core
+	Memory int64 `yaml:"memory" bora:"mb"` // per host, MB
 }
 
 // Validate reports the first field that cannot be simulated.

@@ -398,7 +398,7 @@ func (h HostSpec) PowerInfo() power.HostInfo {
 	return power.HostInfo{Name: h.Name, Address: h.Address, MAC: h.MAC, BMC: h.BMC}
 }
 
-// fieldErr is a bad value of one key, found by validation. near are the
+// fieldErr is a bad value of one key, found by validation. Near are the
 // keys that made key needed, for a key left out of the file (api.tcp for
 // a missing api.tls_cert): the refusal names the line of the first of
 // them written.

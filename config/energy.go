@@ -3,13 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bora-sched/bora/energy"
 	"github.com/bora-sched/bora/energyctl"
-	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // Energy is energy management (docs/models.md §5), for bora simulate
@@ -30,7 +29,7 @@ import (
 // In the daemon, power.boot and power.shutdown, when set, override boot
 // and shutdown (the fake power driver takes those times).
 type Energy struct {
-	Policy        string        `yaml:"policy"`
+	Policy        string        `yaml:"policy" bora:"lower"`
 	WaitingFactor float64       `yaml:"waiting_factor"`
 	Grace         time.Duration `yaml:"grace"`
 	Tick          time.Duration `yaml:"tick"`
@@ -105,83 +104,19 @@ func (e Energy) Validate() error {
 	return nil
 }
 
-// energyKey turns an energy.FieldError into a *fielderr.Error naming the key.
+// energyKey turns an energy field error (*fielderr.Error) into one naming
+// the configuration key.
 func energyKey(err error) error {
-	var fe *energy.FieldError
+	var fe *fielderr.Error
 	if !errors.As(err, &fe) {
 		return fieldErr("energy", err.Error())
 	}
-	key := map[string]string{"alpha": "waiting_factor"}[fe.Field]
+	key := map[string]string{"alpha": "waiting_factor"}[fe.Path]
 	if key == "" {
-		key = fe.Field
+		key = fe.Path
 	}
-	if _, fuzzy := strings.CutPrefix(fe.Field, "fuzzy."); !fuzzy && fe.Err == energy.ErrInvalidFuzzy {
+	if _, fuzzy := strings.CutPrefix(fe.Path, "fuzzy."); !fuzzy && fe.Err == energy.ErrInvalidFuzzy {
 		key = "fuzzy." + key
 	}
 	return fieldErr("energy."+key, fe.Msg)
-}
-
-// energySetters are the energy keys `--set` and the dotted form reach.
-var energySetters = map[string]func(*Energy, string) error{
-	"policy":            func(e *Energy, v string) error { e.Policy = strings.ToLower(v); return nil },
-	"waiting_factor":    floatKey(func(e *Energy) *float64 { return &e.WaitingFactor }),
-	"grace":             durationKey(func(e *Energy) *time.Duration { return &e.Grace }),
-	"tick":              durationKey(func(e *Energy) *time.Duration { return &e.Tick }),
-	"schedule":          func(e *Energy, v string) error { e.Schedule = v; return nil },
-	"consolidate":       boolKey(func(e *Energy) *bool { return &e.Consolidate }),
-	"external_arrivals": boolKey(func(e *Energy) *bool { return &e.ExternalArrivals }),
-	"idle_watts":        floatKey(func(e *Energy) *float64 { return &e.IdleWatts }),
-	"busy_watts":        floatKey(func(e *Energy) *float64 { return &e.BusyWatts }),
-	"boot_watts":        floatKey(func(e *Energy) *float64 { return &e.BootWatts }),
-	"shutdown_watts":    floatKey(func(e *Energy) *float64 { return &e.ShutdownWatts }),
-	"off_watts":         floatKey(func(e *Energy) *float64 { return &e.OffWatts }),
-	"boot":              durationKey(func(e *Energy) *time.Duration { return &e.Boot }),
-	"shutdown":          durationKey(func(e *Energy) *time.Duration { return &e.Shutdown }),
-}
-
-// set changes one energy key (without the "energy." prefix).
-func (e *Energy) set(key, value string) error {
-	f, ok := energySetters[key]
-	if !ok {
-		keys := make([]string, 0, len(energySetters))
-		for k := range energySetters {
-			keys = append(keys, k)
-		}
-		sortStrings(keys)
-		return fmt.Errorf("%w (energy keys: %s; the fuzzy system only in the file)", ErrUnknownKey, strings.Join(keys, ", "))
-	}
-	return f(e, value)
-}
-
-func boolKey(field func(*Energy) *bool) func(*Energy, string) error {
-	return func(e *Energy, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("%q is not true or false", v)
-		}
-		*field(e) = b
-		return nil
-	}
-}
-
-func floatKey(field func(*Energy) *float64) func(*Energy, string) error {
-	return func(e *Energy, v string) error {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", v)
-		}
-		*field(e) = x
-		return nil
-	}
-}
-
-func durationKey(field func(*Energy) *time.Duration) func(*Energy, string) error {
-	return func(e *Energy, v string) error {
-		d, err := scheduler.ParseDuration(v)
-		if err != nil {
-			return err
-		}
-		*field(e) = d
-		return nil
-	}
 }

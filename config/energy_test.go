@@ -62,7 +62,8 @@ func TestEnergyErrors(t *testing.T) {
 		{"tick", "energy:\n  tick: 0s\n", []string{"energy.tick"}, false},
 		{"schedule", "energy:\n  schedule: '61 * * * *'\n", []string{"energy.schedule", "61 * * * *"}, false},
 		{"fuzzy rule", "energy:\n  fuzzy:\n    rules: {LR: HC HC MC LC, MR: MC LC LC HP 3QP, HR: HP HP QP QP NP, VHR: QP QP NP NP NP}\n", []string{"energy.fuzzy.rules"}, false},
-		{"fuzzy key", "energy:\n  fuzzy:\n    rule: {}\n", []string{"energy.fuzzy", "rule"}, false},
+		{"fuzzy key", "energy:\n  fuzzy:\n    rule: {}\n", []string{"t.yaml:3", "energy.fuzzy.rule: unknown key"}, true},
+		{"fuzzy set key", "energy:\n  fuzzy:\n    c_sets:\n      VL: {centre: 0, width: 1}\n", []string{"t.yaml:4", "energy.fuzzy.c_sets.VL.width: unknown key"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) { wantParseError(t, c.yaml, c.want, c.unknown) })
 	}

@@ -1,10 +1,11 @@
 package config
 
 import (
-	"fmt"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bora-sched/bora/yamlstrict"
 )
 
 // lines maps every key path of a document ("daemon.store", "hosts[0].name")
@@ -12,44 +13,14 @@ import (
 // (by validation) still names the line.
 type lines map[string]int
 
-// keyLines walks a document, records the line of every key and list item,
-// and refuses a mapping that has the same key twice (yaml.v3 decodes the
-// second one over the first without a word).
+// keyLines records the line of every key and list item of a document,
+// and refuses a mapping that has the same key twice (yamlstrict.Lines).
 func keyLines(doc *yaml.Node, file string) (lines, error) {
-	ls := lines{}
-	if err := ls.walk(doc, "", file); err != nil {
-		return nil, err
+	ls, err := yamlstrict.Lines(doc)
+	if err != nil {
+		return nil, fileError(err, file)
 	}
 	return ls, nil
-}
-
-func (ls lines) walk(n *yaml.Node, path, file string) error {
-	switch n.Kind {
-	case yaml.MappingNode:
-		first := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			key := join(path, k.Value)
-			if at, dup := first[k.Value]; dup {
-				return &Error{File: file, Line: k.Line, Key: key,
-					Err: fmt.Errorf("%w (first at line %d)", ErrDuplicateKey, at)}
-			}
-			first[k.Value] = k.Line
-			ls[key] = k.Line
-			if err := ls.walk(v, key, file); err != nil {
-				return err
-			}
-		}
-	case yaml.SequenceNode:
-		for i, item := range n.Content {
-			key := fmt.Sprintf("%s[%d]", path, i)
-			ls[key] = item.Line
-			if err := ls.walk(item, key, file); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // line is where key is written; for a key left out, where the first of

@@ -18,7 +18,7 @@ import (
 const maxLeaseDuration = 10 * 365 * 24 * time.Hour
 
 func fieldErr(field, format string, args ...any) error {
-	return &api.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return fielderr.New(field, format, args...)
 }
 
 // parseDuration reads a Go duration ("90m") or HH:MM:SS, in whole seconds

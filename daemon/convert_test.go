@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
 )
 
@@ -60,11 +61,11 @@ func FuzzToRequest(f *testing.F) {
 			Deadline: deadline, Class: class, Origin: origin, RealDuration: real}
 		req, err := toRequest(r, now, api.Caller{User: "u", Admin: true})
 		if err != nil {
-			var fe *api.FieldError
+			var fe *fielderr.Error
 			if !errors.As(err, &fe) && !errors.Is(err, api.ErrForbidden) {
 				t.Fatalf("error without a field: %v", err)
 			}
-			if fe != nil && (fe.Field == "" || fe.Msg == "") {
+			if fe != nil && (fe.Path == "" || fe.Msg == "") {
 				t.Fatalf("empty field error: %+v", fe)
 			}
 			return

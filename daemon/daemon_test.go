@@ -14,6 +14,7 @@ import (
 
 	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 var simStart = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -213,8 +214,8 @@ func TestBadRequests(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := d.CreateLease(ctx, alice, tc.req)
-			var fe *api.FieldError
-			if !errors.As(err, &fe) || fe.Field != tc.field {
+			var fe *fielderr.Error
+			if !errors.As(err, &fe) || fe.Path != tc.field {
 				t.Fatalf("got %v, want an error on field %q", err, tc.field)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // TestHostileInput: names and free text with control characters, too long
@@ -54,8 +55,8 @@ func TestHostileInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := d.CreateLease(ctx, alice, tc.req)
-			var fe *api.FieldError
-			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Msg, tc.msg) {
+			var fe *fielderr.Error
+			if !errors.As(err, &fe) || fe.Path != tc.field || !strings.Contains(fe.Msg, tc.msg) {
 				t.Fatalf("got %v, want an error on field %q saying %q", err, tc.field, tc.msg)
 			}
 		})
@@ -81,8 +82,8 @@ func TestTimesInMessages(t *testing.T) {
 	d := start(t, testConfig(t.TempDir(), 1))
 	ctx := context.Background()
 	_, err := d.CreateLease(ctx, alice, api.LeaseRequest{VMs: 1, Duration: "1h", Start: "2029-12-31T23:00:00Z"})
-	var fe *api.FieldError
-	if !errors.As(err, &fe) || fe.Field != "start" ||
+	var fe *fielderr.Error
+	if !errors.As(err, &fe) || fe.Path != "start" ||
 		!strings.Contains(fe.Msg, "must start at or after its arrival (2029-12-31 23:00:00 UTC < 2030-01-01 00:") {
 		t.Fatalf("past start: %v", err)
 	}
@@ -138,11 +139,11 @@ func TestImageRefusedAtSubmission(t *testing.T) {
 	}
 	for _, tc := range cases {
 		err := d.checkImage(tc.image)
-		var fe *api.FieldError
+		var fe *fielderr.Error
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("image %q: %v, want it accepted", tc.image, err)
-		case tc.want != "" && (!errors.As(err, &fe) || fe.Field != "image" || !strings.Contains(fe.Msg, tc.want)):
+		case tc.want != "" && (!errors.As(err, &fe) || fe.Path != "image" || !strings.Contains(fe.Msg, tc.want)):
 			t.Errorf("image %q: %v, want an image error saying %q", tc.image, err, tc.want)
 		}
 	}

@@ -2,22 +2,23 @@ package energy
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // Errors of package energy. Each is wrapped (with %w) by the error a
 // function returns, so callers check them with errors.Is.
 var (
-	// ErrInvalidFuzzy is wrapped by the *FieldError that System.Validate
+	// ErrInvalidFuzzy is wrapped by the *fielderr.Error that System.Validate
 	// and FuzzyConfig.Build return for a fuzzy system that cannot be used:
 	// unordered or malformed sets, a gap in the coverage of an input, a
 	// rule naming an unknown output, a rule table of the wrong shape.
 	ErrInvalidFuzzy = errors.New("invalid fuzzy system")
-	// ErrInvalidPowerModel is wrapped by the *FieldError that
+	// ErrInvalidPowerModel is wrapped by the *fielderr.Error that
 	// PowerModel.Validate (and so NewMeter) returns for a negative or
 	// non-finite wattage or a negative boot or shutdown time.
 	ErrInvalidPowerModel = errors.New("invalid power model")
-	// ErrInvalidParams is wrapped by the *FieldError that Params.Validate
+	// ErrInvalidParams is wrapped by the *fielderr.Error that Params.Validate
 	// (and so every policy constructor) returns for a waiting factor that
 	// is not positive or a negative grace period.
 	ErrInvalidParams = errors.New("invalid energy policy parameters")
@@ -44,24 +45,11 @@ var (
 	ErrInvalidLoad = errors.New("busy fraction outside [0, 1]")
 )
 
-// FieldError is a configuration value that is not acceptable. Field is
-// its path in the configuration form, e.g. "v_sets.MR.left",
-// "rules.HR[2]", "boot_watts" or "alpha"; Err is the package sentinel it
-// wraps (ErrInvalidFuzzy, ErrInvalidPowerModel or ErrInvalidParams).
-type FieldError struct {
-	Field string
-	Msg   string
-	Err   error
-}
-
-// Error formats the error as "field: message (sentinel)".
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("%s: %s (%v)", e.Field, e.Msg, e.Err)
-}
-
-// Unwrap returns the sentinel.
-func (e *FieldError) Unwrap() error { return e.Err }
-
+// fieldErr is a configuration value that is not acceptable: a
+// *fielderr.Error whose Path is its path in the configuration form, e.g.
+// "v_sets.MR.left", "rules.HR[2]", "boot_watts" or "alpha", wrapping the
+// package sentinel (ErrInvalidFuzzy, ErrInvalidPowerModel or
+// ErrInvalidParams).
 func fieldErr(sentinel error, field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Err: sentinel}
+	return fielderr.Wrap(sentinel, field, format, args...)
 }

@@ -206,7 +206,7 @@ func clampInputs(v, c float64) (float64, float64) {
 // [0, +Inf) and some set of C everywhere in [0, 1] (hence the denominator
 // of Infer is never 0); every output centre is finite and not negative;
 // Rules has one row per V set and one entry per C set, each naming an
-// output. It returns a *FieldError wrapping ErrInvalidFuzzy, whose field
+// output. It returns a *fielderr.Error wrapping ErrInvalidFuzzy, whose field
 // is a path of the configuration form (v_sets.MR.left, rules.HR[2]).
 func (s *System) Validate() error {
 	if s == nil {

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 const eps = 1e-12
@@ -227,12 +229,12 @@ func TestValidateErrors(t *testing.T) {
 			s := DefaultSystem()
 			c.edit(s)
 			err := s.Validate()
-			var fe *FieldError
+			var fe *fielderr.Error
 			if !errors.Is(err, ErrInvalidFuzzy) || !errors.As(err, &fe) {
-				t.Fatalf("Validate = %v, want a FieldError wrapping ErrInvalidFuzzy", err)
+				t.Fatalf("Validate = %v, want a *fielderr.Error wrapping ErrInvalidFuzzy", err)
 			}
-			if fe.Field != c.field {
-				t.Errorf("field %q, want %q (%v)", fe.Field, c.field, err)
+			if fe.Path != c.field {
+				t.Errorf("field %q, want %q (%v)", fe.Path, c.field, err)
 			}
 		})
 	}

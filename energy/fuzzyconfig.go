@@ -1,13 +1,17 @@
 package energy
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bora-sched/bora/yamlstrict"
 )
 
 // FuzzyConfig is the configuration form of a System, for YAML:
@@ -69,7 +73,7 @@ func DefaultFuzzyConfig() FuzzyConfig {
 }
 
 // Build turns the configuration into a System and validates it. Errors
-// are *FieldError values wrapping ErrInvalidFuzzy, with the path of the
+// are *fielderr.Error values wrapping ErrInvalidFuzzy, with the path of the
 // offending key (v_sets.MR.right, rules.HR, rules.HR[2], ...).
 func (c FuzzyConfig) Build() (*System, error) {
 	def := DefaultSystem()
@@ -157,12 +161,14 @@ func buildRules(rows map[string]string, v Variable) ([][]string, error) {
 	return rules, nil
 }
 
-// UnmarshalYAML reads a FuzzyConfig, rejecting unknown keys.
+// UnmarshalYAML reads a FuzzyConfig, rejecting unknown keys. Its errors
+// are *yamlstrict.Error values naming the line and the key path
+// ("c_sets.VL.width").
 func (c *FuzzyConfig) UnmarshalYAML(n *yaml.Node) error {
-	if err := checkKeys(n, "v_sets", "c_sets", "outputs", "rules"); err != nil {
+	type plain FuzzyConfig
+	if err := yamlstrict.Check(n, reflect.TypeOf(plain{}), ""); err != nil {
 		return err
 	}
-	type plain FuzzyConfig
 	var p plain
 	if err := n.Decode(&p); err != nil {
 		return err
@@ -172,17 +178,18 @@ func (c *FuzzyConfig) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // UnmarshalYAML reads a set: a number, a fraction "p/q", or a mapping
-// with centre (required), left and right.
+// with centre (required), left and right. Its errors are
+// *yamlstrict.Error values with paths relative to the set.
 func (s *SetSpec) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		x, err := parseNumber(n.Value)
 		if err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
+			return &yamlstrict.Error{Line: n.Line, Err: err}
 		}
 		*s = SetSpec{Centre: x}
 		return nil
 	}
-	if err := checkKeys(n, "centre", "left", "right"); err != nil {
+	if err := yamlstrict.Keys(n, "centre", "left", "right"); err != nil {
 		return err
 	}
 	var out SetSpec
@@ -190,11 +197,11 @@ func (s *SetSpec) UnmarshalYAML(n *yaml.Node) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if v.Kind != yaml.ScalarNode {
-			return fmt.Errorf("line %d: %s: want a number", v.Line, k.Value)
+			return &yamlstrict.Error{Line: v.Line, Path: k.Value, Err: errors.New("want a number")}
 		}
 		x, err := parseNumber(v.Value)
 		if err != nil {
-			return fmt.Errorf("line %d: %s: %w", v.Line, k.Value, err)
+			return &yamlstrict.Error{Line: v.Line, Path: k.Value, Err: err}
 		}
 		switch k.Value {
 		case "centre":
@@ -206,7 +213,7 @@ func (s *SetSpec) UnmarshalYAML(n *yaml.Node) error {
 		}
 	}
 	if !hasCentre {
-		return fmt.Errorf("line %d: centre required", n.Line)
+		return &yamlstrict.Error{Line: n.Line, Path: "centre", Err: errors.New("required")}
 	}
 	*s = out
 	return nil
@@ -226,24 +233,6 @@ func (s SetSpec) MarshalYAML() (any, error) {
 		m["right"] = *s.Right
 	}
 	return m, nil
-}
-
-// checkKeys fails unless n is a mapping whose keys are all in allowed.
-func checkKeys(n *yaml.Node, allowed ...string) error {
-	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: want a mapping with keys %s", n.Line, strings.Join(allowed, ", "))
-	}
-	for i := 0; i < len(n.Content); i += 2 {
-		k := n.Content[i]
-		ok := false
-		for _, a := range allowed {
-			ok = ok || k.Value == a
-		}
-		if !ok {
-			return fmt.Errorf("line %d: unknown key %q (valid: %s)", k.Line, k.Value, strings.Join(allowed, ", "))
-		}
-	}
-	return nil
 }
 
 // parseNumber reads a finite decimal number or a fraction "p/q".

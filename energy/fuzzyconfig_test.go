@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bora-sched/bora/fielderr"
+	"github.com/bora-sched/bora/yamlstrict"
 )
 
 func TestFuzzyConfigDefaults(t *testing.T) {
@@ -95,14 +98,15 @@ outputs: {NP: 0, QP: 0.25, HP: 0.5, 3QP: 0.75, AP: 1, LC: 1.25, MC: 1.5, HC: 2.5
 func TestFuzzyConfigErrors(t *testing.T) {
 	cases := []struct {
 		name, doc string
-		field     string // FieldError field; "" for a YAML error
-		yamlErr   string // part of the YAML error
+		field     string // fielderr.Error path of Build, or yamlstrict.Error path of a YAML error
+		yamlErr   string // part of the YAML error; "" when Build refuses
 	}{
-		{"unknown key", "v_set: {A: 0}", "", `unknown key "v_set"`},
-		{"unknown set key", "c_sets: {VL: {centre: 0, width: 1}}", "", `unknown key "width"`},
-		{"no centre", "c_sets: {VL: {left: 0}}", "", "centre required"},
-		{"bad number", "v_sets: {LR: abc}", "", `"abc" is not a number`},
-		{"zero denominator", "v_sets: {LR: 1/0}", "", "not a number or a fraction"},
+		{"unknown key", "v_set: {A: 0}", "v_set", "unknown key (known here: c_sets, outputs, rules, v_sets)"},
+		{"unknown set key", "c_sets: {VL: {centre: 0, width: 1}}", "c_sets.VL.width", "unknown key (known here: centre, left, right)"},
+		{"no centre", "c_sets: {VL: {left: 0}}", "c_sets.VL.centre", "required"},
+		{"bad number", "v_sets: {LR: abc}", "v_sets.LR", `"abc" is not a number`},
+		{"zero denominator", "v_sets: {LR: 1/0}", "v_sets.LR", "not a number or a fraction"},
+		{"output not a number", "outputs: {NP: none}", "outputs.NP", `"none" is not a number`},
 		{"same centre", "v_sets: {LR: 0, MR: 0, HR: 0.5, VHR: 1}", "v_sets.MR.centre", ""},
 		{"rule for unknown set", "rules: {LR: HC HC MC LC AP, MR: MC LC LC HP 3QP, HR: HP HP QP QP NP, VHR: QP QP NP NP NP, XR: NP NP NP NP NP}", "rules.XR", ""},
 		{"missing row", "rules: {LR: HC HC MC LC AP, MR: MC LC LC HP 3QP, HR: HP HP QP QP NP}", "rules.VHR", ""},
@@ -117,8 +121,9 @@ func TestFuzzyConfigErrors(t *testing.T) {
 			var fc FuzzyConfig
 			err := yaml.Unmarshal([]byte(c.doc), &fc)
 			if c.yamlErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.yamlErr) {
-					t.Fatalf("Unmarshal = %v, want an error containing %q", err, c.yamlErr)
+				var se *yamlstrict.Error
+				if !errors.As(err, &se) || se.Path != c.field || !strings.Contains(se.Err.Error(), c.yamlErr) {
+					t.Fatalf("Unmarshal = %v, want a *yamlstrict.Error at %s containing %q", err, c.field, c.yamlErr)
 				}
 				return
 			}
@@ -126,9 +131,9 @@ func TestFuzzyConfigErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = fc.Build()
-			var fe *FieldError
-			if !errors.Is(err, ErrInvalidFuzzy) || !errors.As(err, &fe) || fe.Field != c.field {
-				t.Errorf("Build = %v, want a FieldError on %s wrapping ErrInvalidFuzzy", err, c.field)
+			var fe *fielderr.Error
+			if !errors.Is(err, ErrInvalidFuzzy) || !errors.As(err, &fe) || fe.Path != c.field {
+				t.Errorf("Build = %v, want a *fielderr.Error on %s wrapping ErrInvalidFuzzy", err, c.field)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 var t0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -222,9 +223,9 @@ func TestPowerModelValidate(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := c.m.Validate()
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != c.field || !errors.Is(err, ErrInvalidPowerModel) {
-			t.Errorf("%s: %v, want a FieldError on %s", c.name, err, c.field)
+		var fe *fielderr.Error
+		if !errors.As(err, &fe) || fe.Path != c.field || !errors.Is(err, ErrInvalidPowerModel) {
+			t.Errorf("%s: %v, want a *fielderr.Error on %s", c.name, err, c.field)
 		}
 	}
 	if err := DefaultPowerModel().Validate(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // Policy decides how the switched-on capacity follows demand: for one
@@ -93,9 +95,9 @@ func DefaultParams() Params {
 	return Params{Alpha: DefaultAlpha, Grace: 5 * time.Minute}
 }
 
-// Validate checks the parameters. It returns a *FieldError wrapping
+// Validate checks the parameters. It returns a *fielderr.Error wrapping
 // ErrInvalidParams, or, for a fuzzy system that fails System.Validate,
-// its *FieldError (wrapping ErrInvalidFuzzy) with the field prefixed by
+// its *fielderr.Error (wrapping ErrInvalidFuzzy) with the field prefixed by
 // "fuzzy.".
 func (p Params) Validate() error {
 	if !(p.Alpha > 0) || math.IsInf(p.Alpha, 0) {
@@ -106,9 +108,9 @@ func (p Params) Validate() error {
 	}
 	if p.Fuzzy != nil {
 		if err := p.Fuzzy.Validate(); err != nil {
-			var fe *FieldError
+			var fe *fielderr.Error
 			if errors.As(err, &fe) {
-				return &FieldError{Field: "fuzzy." + fe.Field, Msg: fe.Msg, Err: fe.Err}
+				return &fielderr.Error{Path: "fuzzy." + fe.Path, Msg: fe.Msg, Err: fe.Err}
 			}
 			return err
 		}

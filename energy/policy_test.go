@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // Default-system points whose f is one output centre (one rule fires):
@@ -201,8 +203,8 @@ func TestRegistry(t *testing.T) {
 	for _, c := range cases {
 		for name := range Policies {
 			_, err := NewPolicy(name, c.p)
-			var fe *FieldError
-			if !errors.Is(err, c.want) || !errors.As(err, &fe) || fe.Field != c.field {
+			var fe *fielderr.Error
+			if !errors.Is(err, c.want) || !errors.As(err, &fe) || fe.Path != c.field {
 				t.Errorf("%s %s: %v, want %v on %s", name, c.name, err, c.want, c.field)
 			}
 		}

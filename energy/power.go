@@ -82,7 +82,7 @@ func DefaultPowerModel() PowerModel {
 }
 
 // Validate checks that every wattage is finite and not negative and the
-// times are not negative. It returns a *FieldError wrapping
+// times are not negative. It returns a *fielderr.Error wrapping
 // ErrInvalidPowerModel.
 func (m PowerModel) Validate() error {
 	for _, w := range []struct {

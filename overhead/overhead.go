@@ -10,19 +10,19 @@ import (
 // Params holds the parameters of the overhead model (docs/models.md §2).
 // Rates and bandwidth are MB/s.
 type Params struct {
-	SuspendRate float64       // s: memory written per second when suspending
-	ResumeRate  float64       // r: memory read back per second when resuming
-	Pause       time.Duration // t_p: pause (= unpause) time per VM
-	Delta       time.Duration // delta: rescheduling time per suspension
-	Bandwidth   float64       // b: MB/s when copying a memory image to another host
-	Stop        time.Duration // t_stop: time to stop one VM of a cancelled lease
-	Shutdown    time.Duration // time reserved after a lease's run to shut its VMs down
-	Enactment   time.Duration // time reserved before a lease's run to start its VMs
+	SuspendRate float64       `yaml:"suspend_rate"` // s: memory written per second when suspending
+	ResumeRate  float64       `yaml:"resume_rate"`  // r: memory read back per second when resuming
+	Pause       time.Duration `yaml:"pause"`        // t_p: pause (= unpause) time per VM
+	Delta       time.Duration `yaml:"delta"`        // delta: rescheduling time per suspension
+	Bandwidth   float64       `yaml:"bandwidth"`    // b: MB/s when copying a memory image to another host
+	Stop        time.Duration `yaml:"stop"`         // t_stop: time to stop one VM of a cancelled lease
+	Shutdown    time.Duration `yaml:"shutdown"`     // time reserved after a lease's run to shut its VMs down
+	Enactment   time.Duration `yaml:"enactment"`    // time reserved before a lease's run to start its VMs
 	// SuspendOverride and ResumeOverride, when positive, replace mem/s and
 	// mem/r by a fixed time per VM (Haizea's override-suspend-time and
 	// override-resume-time).
-	SuspendOverride time.Duration
-	ResumeOverride  time.Duration
+	SuspendOverride time.Duration `yaml:"override_suspend_time"`
+	ResumeOverride  time.Duration `yaml:"override_resume_time"`
 }
 
 // DefaultParams are the reference values of docs/models.md §2:

@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,49 +14,49 @@ type Config struct {
 	// aggressive (the first MaxReservations queued leases hold one) or none
 	// (first come, first served: the queue stops at the first lease that
 	// cannot start now). Haizea: backfilling.
-	Backfilling Backfilling
+	Backfilling Backfilling `yaml:"backfilling"`
 	// MaxReservations is N of aggressive backfilling. Haizea:
 	// backfilling-reservations.
-	MaxReservations int
+	MaxReservations int `yaml:"max_reservations"`
 	// Mapper chooses the hosts of a lease: pack or spread.
-	Mapper string
+	Mapper string `yaml:"mapper"`
 	// Policy chooses which leases to preempt: NOP, MOV, MLIP or MOML.
-	Policy preempt.Policy
+	Policy preempt.Policy `yaml:"preemption.policy"`
 	// ExactLimit is the largest number of candidate leases searched exactly.
-	ExactLimit int
+	ExactLimit int `yaml:"preemption.exact_limit"`
 	// Suspension says which leases may be suspended: none, serial (only
 	// one-VM leases) or all. Haizea: suspension.
-	Suspension Suspension
+	Suspension Suspension `yaml:"suspension"`
 	// Exclusion says which suspend/resume operations may overlap: local
 	// (operations on different hosts may run at once) or global (one at a
 	// time on the whole cluster). Haizea: suspendresume-exclusion.
-	Exclusion Exclusion
+	Exclusion Exclusion `yaml:"suspendresume_exclusion"`
 	// Migration says whether suspended leases may resume on other hosts:
 	// no, yes (memory images are copied) or yes-notransfer (shared storage,
 	// no copy). Haizea: migration.
-	Migration Migration
+	Migration Migration `yaml:"migration"`
 	// Requeue puts cancelled (preempted cancellable) leases back in the
 	// queue from scratch instead of ending them.
-	Requeue bool
+	Requeue bool `yaml:"requeue"`
 	// ThresholdFactor F: a queued suspendable lease is not started in a gap
 	// shorter than its duration unless it can run at least F times its
 	// suspend+resume overhead there. 0 disables starting in short gaps.
 	// Haizea: scheduling-threshold-factor.
-	ThresholdFactor float64
+	ThresholdFactor float64 `yaml:"scheduling_threshold_factor"`
 	// NonSchedulable is the time after now in which nothing new may be
 	// scheduled to start (immediate leases excepted). Haizea:
 	// non-schedulable-interval.
-	NonSchedulable time.Duration
+	NonSchedulable time.Duration `yaml:"non_schedulable_interval"`
 	// WakeUp, when positive, runs the best-effort queue only at multiples of
 	// this interval instead of at every event. Haizea: wakeup-interval.
-	WakeUp time.Duration
+	WakeUp time.Duration `yaml:"wakeup_interval"`
 	// Overheads is the overhead model, with Haizea's shutdown-time,
 	// enactment-overhead, override-suspend-time and override-resume-time.
-	Overheads Overheads
+	Overheads Overheads `yaml:"overheads"`
 	// CheckInvariants makes the slot table refuse any over-commitment as it
 	// happens (the scheduler panics: it is a bug), and walks the whole table
 	// and every plan with Check every 512 decisions.
-	CheckInvariants bool
+	CheckInvariants bool `yaml:"check_invariants"`
 }
 
 // DefaultConfig is what bora uses when nothing is set.
@@ -137,22 +135,4 @@ func (c Config) operationFor(l *Lease) Operation {
 		return OpRequeue
 	}
 	return OpCancel
-}
-
-// Set changes one setting from a key=value string (the keys of the config
-// file's scheduler section), as `bora simulate --set` does.
-func (c *Config) Set(key, value string) error {
-	f, ok := settable[key]
-	if !ok {
-		keys := make([]string, 0, len(settable))
-		for k := range settable {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		return fmt.Errorf("%w %q (known: %s)", ErrUnknownSetting, key, strings.Join(keys, ", "))
-	}
-	if err := f(c, value); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	return nil
 }

@@ -12,9 +12,6 @@ var (
 	// ErrLeaseOver is returned by Cancel and the admin operations when the
 	// lease has already ended.
 	ErrLeaseOver = errors.New("lease has already ended")
-	// ErrUnknownSetting is returned by Config.Set for a key it does not
-	// know.
-	ErrUnknownSetting = errors.New("unknown setting")
 	// ErrNotRunning is returned by AdminSuspend and AdminMigrate for a
 	// lease that is not running (it is preparing, moving, queued or over),
 	// and by AdminResume for one that is not held suspended.

@@ -6,9 +6,10 @@ import (
 )
 
 // The values of the scheduler's enumerated settings, as typed constants:
-// the code compares against these, never against bare strings. Config.Set
-// parses them (an unknown value is refused there, naming the key) and
-// Config.Validate checks them again for a Config built in code.
+// the code compares against these, never against bare strings. The
+// configuration loader decodes them with the Parse functions (an unknown
+// value is refused there, naming the key, in the file and in --set alike)
+// and Config.Validate checks them again for a Config built in code.
 
 // Backfilling is how many queued best-effort leases hold a reservation.
 type Backfilling string

@@ -13,13 +13,13 @@ import (
 type Options struct {
 	// CPUPerVM is the CPU of each VM when the trace gives none (SWF, and
 	// bora's format without cpu), in hundredths of a core. Default 100.
-	CPUPerVM int64
+	CPUPerVM int64 `yaml:"cpu_per_vm" bora:"cores"`
 	// MemoryPerVM is the memory of each VM in MB when the trace gives none.
 	// Default 1024.
-	MemoryPerVM int64
+	MemoryPerVM int64 `yaml:"memory_per_vm" bora:"mb"`
 	// SuspensionOff makes leases that would be suspendable cancellable
 	// instead (and deadline leases non-preemptable instead of migratable).
-	SuspensionOff bool
+	SuspensionOff bool `yaml:"suspension_off"`
 	// ForceOrigin, when set, is the origin of every lease. scheduler.Local
 	// (the --inject files) also makes every lease non-preemptable, since
 	// local leases always are.

@@ -7,7 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bora-sched/bora/yamlstrict"
 )
 
 // maxTreeDepth bounds nesting in JSON and YAML documents; bora's format
@@ -177,11 +179,7 @@ func parseYAMLTree(r io.Reader, name string) (*tnode, error) {
 
 // yamlSyntax turns a yaml.v3 error ("yaml: line 3: ...") into a ParseError.
 func yamlSyntax(name string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if _, e := fmt.Sscanf(msg, "line %d:", &line); e == nil {
-		msg = strings.TrimSpace(msg[strings.IndexByte(msg, ':')+1:])
-	}
+	line, msg := yamlstrict.Syntax(err)
 	return &ParseError{File: name, Line: line, Msg: "not YAML: " + msg, Err: ErrSyntax, Cause: err}
 }
 
@@ -232,12 +230,14 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int, inAlias bool) (*tnode, 
 // distinct plain scalars.
 func (c *yamlConverter) collection(y *yaml.Node, depth int, inAlias bool) (*tnode, error) {
 	n := &tnode{kind: tList, line: y.Line}
-	seen := map[string]bool{}
 	step := 1
 	if y.Kind == yaml.MappingNode {
 		n.kind, step = tMap, 2
 		if len(y.Content)%2 != 0 {
 			return nil, c.fail(y.Line, "odd mapping")
+		}
+		if k, _ := yamlstrict.Duplicate(y); k != nil {
+			return nil, &ParseError{File: c.name, Line: k.Line, Field: k.Value, Msg: "duplicate key", Err: ErrSyntax}
 		}
 	}
 	for i := 0; i < len(y.Content); i += step {
@@ -248,10 +248,7 @@ func (c *yamlConverter) collection(y *yaml.Node, depth int, inAlias bool) (*tnod
 				return nil, c.fail(k.Line, "a mapping key must be a plain name")
 			case k.Value == "<<":
 				return nil, &ParseError{File: c.name, Line: k.Line, Field: "<<", Msg: "merge keys are not supported", Err: ErrSyntax}
-			case seen[k.Value]:
-				return nil, &ParseError{File: c.name, Line: k.Line, Field: k.Value, Msg: "duplicate key", Err: ErrSyntax}
 			}
-			seen[k.Value] = true
 			n.keys = append(n.keys, k.Value)
 		}
 		v, err := c.convert(y.Content[i+step-1], depth+1, inAlias)

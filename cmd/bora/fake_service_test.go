@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/fielderr"
 )
 
 // fakeService is a hand-written api.Service for the CLI's tests: leases in
@@ -42,11 +43,11 @@ func (f *fakeService) CreateLease(_ context.Context, c api.Caller, r api.LeaseRe
 	defer f.mu.Unlock()
 	f.last = r
 	if r.VMs <= 0 {
-		return api.Lease{}, &api.FieldError{Field: "vms", Msg: "must be positive"}
+		return api.Lease{}, &fielderr.Error{Path: "vms", Msg: "must be positive"}
 	}
 	d, err := time.ParseDuration(r.Duration)
 	if err != nil {
-		return api.Lease{}, &api.FieldError{Field: "duration", Msg: fmt.Sprintf("%q is not a duration", r.Duration)}
+		return api.Lease{}, &fielderr.Error{Path: "duration", Msg: fmt.Sprintf("%q is not a duration", r.Duration)}
 	}
 	start := f.now.Add(time.Minute)
 	l := &api.Lease{ID: f.next, Name: r.Name, User: c.User, Kind: "best-effort", Class: "suspendable", Origin: "local",

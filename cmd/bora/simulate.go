@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/scheduler/preempt"
 	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workload"
 )
@@ -216,13 +217,16 @@ func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.C
 // sweepRun is one run of a sweep: preemption policy p, backfilling b and
 // energy policy en ("" none).
 func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.Config, error) {
+	pol, err := preempt.ParsePolicy(p)
+	if err != nil {
+		return sim.Config{}, usageError{fmt.Errorf("preemption.policy: %w", err)}
+	}
+	bf, err := scheduler.ParseBackfilling(b)
+	if err != nil {
+		return sim.Config{}, usageError{fmt.Errorf("backfilling: %w", err)}
+	}
 	c := cfg.Scheduler
-	if err := c.Set("preemption.policy", p); err != nil {
-		return sim.Config{}, usageError{err}
-	}
-	if err := c.Set("backfilling", b); err != nil {
-		return sim.Config{}, usageError{err}
-	}
+	c.Policy, c.Backfilling = pol, bf
 	if err := c.Validate(); err != nil {
 		return sim.Config{}, usageError{err}
 	}
