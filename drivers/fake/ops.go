@@ -25,10 +25,9 @@ func (d *Driver) Start(ctx context.Context, vms []drivers.VM) error {
 		var todo []drivers.VM
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpStart, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpStart, name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			cur := d.vms[name]
 			if cur != nil && cur.host == v.Host && cur.state == drivers.Running {
 				continue
@@ -65,10 +64,9 @@ func (d *Driver) Suspend(ctx context.Context, vms []drivers.VM) error {
 		pauses := 0
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpSuspend, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpSuspend, name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			cur := d.vms[name]
 			switch {
 			case cur != nil && cur.state == drivers.Saved:
@@ -108,10 +106,9 @@ func (d *Driver) Resume(ctx context.Context, vms []drivers.VM) error {
 		pauses := 0
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpResume, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpResume, name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			cur := d.vms[name]
 			switch {
 			case cur == nil:
@@ -155,13 +152,9 @@ func (d *Driver) Migrate(ctx context.Context, vms []drivers.VM, from []string) e
 		var todo []move
 		for i, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpMigrate, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpMigrate, name, v.Host, from[i]); err != nil {
 				return err
 			}
-			if err := d.checkHostLocked(OpMigrate, name, from[i]); err != nil {
-				return err
-			}
-			j.hosts = append(j.hosts, v.Host, from[i])
 			cur := d.vms[name]
 			switch {
 			case cur == nil:
@@ -202,13 +195,9 @@ func (d *Driver) LiveMigrate(ctx context.Context, vms []drivers.VM, to []string)
 		var todo []move
 		for i, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpLiveMigrate, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpLiveMigrate, name, v.Host, to[i]); err != nil {
 				return err
 			}
-			if err := d.checkHostLocked(OpLiveMigrate, name, to[i]); err != nil {
-				return err
-			}
-			j.hosts = append(j.hosts, v.Host, to[i])
 			cur := d.vms[name]
 			alive := cur != nil && (cur.state == drivers.Running || cur.state == drivers.Paused)
 			switch {
@@ -264,10 +253,9 @@ func (d *Driver) halt(ctx context.Context, op string, vms []drivers.VM, detail s
 		n := 0
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(op, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, op, name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			cur := d.vms[name]
 			if cur == nil || cur.state == drivers.Stopped {
 				continue
@@ -302,10 +290,9 @@ func (d *Driver) Cleanup(ctx context.Context, vms []drivers.VM) error {
 		var todo []string
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked("cleanup", name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, "cleanup", name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			if cur := d.vms[name]; cur != nil {
 				j.watch(cur)
 				todo = append(todo, name)
