@@ -14,6 +14,18 @@ type move struct {
 	to string
 }
 
+// moveAll makes job j move each VM in todo to its host when it ends,
+// leaving its state as it is (a migration, cold or live).
+func (j *job) moveAll(todo []move) {
+	j.work = len(todo)
+	j.apply = func(time.Time) {
+		for _, m := range todo {
+			m.v.host = m.to
+			m.v.gen++
+		}
+	}
+}
+
 // Start boots the VMs, each on its Host, in the boot time (Config.Boot,
 // or else Overheads.Enactment) for the whole call. A VM already running
 // on its Host is left alone; one in any other state or place is created
@@ -170,13 +182,7 @@ func (d *Driver) Migrate(ctx context.Context, vms []drivers.VM, from []string) e
 			j.watch(cur)
 			todo = append(todo, move{cur, v.Host})
 		}
-		j.work = len(todo)
-		j.apply = func(time.Time) {
-			for _, m := range todo {
-				m.v.host = m.to
-				m.v.gen++
-			}
-		}
+		j.moveAll(todo)
 		return nil
 	})
 }
@@ -212,13 +218,7 @@ func (d *Driver) LiveMigrate(ctx context.Context, vms []drivers.VM, to []string)
 			j.watch(cur)
 			todo = append(todo, move{cur, to[i]})
 		}
-		j.work = len(todo)
-		j.apply = func(time.Time) {
-			for _, m := range todo {
-				m.v.host = m.to
-				m.v.gen++
-			}
-		}
+		j.moveAll(todo)
 		return nil
 	})
 }
