@@ -6,9 +6,10 @@
 package clock
 
 import (
-	"container/heap"
 	"sync"
 	"time"
+
+	"github.com/bora-sched/bora/internal/minheap"
 )
 
 // Clock tells the time and sleeps.
@@ -89,7 +90,7 @@ func (c *Scaled) WallDuration(d time.Duration) time.Duration {
 type Sim struct {
 	mu     sync.Mutex
 	now    time.Time
-	timers timerHeap
+	timers minheap.Heap[timer]
 	seq    uint64
 }
 
@@ -113,7 +114,7 @@ func (c *Sim) After(d time.Duration) <-chan time.Time {
 		return out
 	}
 	c.seq++
-	heap.Push(&c.timers, timer{at: c.now.Add(d), seq: c.seq, ch: out})
+	c.timers.Push(timer{at: c.now.Add(d), seq: c.seq, ch: out})
 	return out
 }
 
@@ -147,7 +148,7 @@ func (c *Sim) Set(t time.Time) {
 		c.now = t
 	}
 	for len(c.timers) > 0 && !c.timers[0].at.After(c.now) {
-		tm := heap.Pop(&c.timers).(timer)
+		tm := c.timers.Pop()
 		tm.ch <- tm.at
 	}
 }
@@ -158,20 +159,10 @@ type timer struct {
 	ch  chan time.Time
 }
 
-type timerHeap []timer
-
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+// Before orders timers by firing time, then by when they were set.
+func (a timer) Before(b timer) bool {
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
 	}
-	return h[i].seq < h[j].seq
-}
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
-func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return t
+	return a.seq < b.seq
 }

@@ -34,44 +34,52 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	m := &metrics{
 		leases: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_leases",
 			Help: "Leases by state."}, []string{"state"}),
-		queue: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_queue_length",
-			Help: "Best-effort leases waiting in the queue."}),
-		preemptions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_preempted_leases",
-			Help: "Times leases were preempted, over all leases."}),
-		preemptVMs: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_preempted_vms",
-			Help: "VMs preempted, over all preemptions."}),
-		overhead: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_preemption_overhead_seconds",
-			Help: "Total preemption overhead charged to leases (docs/models.md §2)."}),
+		queue: gauge("bora_queue_length",
+			"Best-effort leases waiting in the queue."),
+		preemptions: gauge("bora_preempted_leases",
+			"Times leases were preempted, over all leases."),
+		preemptVMs: gauge("bora_preempted_vms",
+			"VMs preempted, over all preemptions."),
+		overhead: gauge("bora_preemption_overhead_seconds",
+			"Total preemption overhead charged to leases (docs/models.md §2)."),
 		hosts: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_hosts",
 			Help: "Hosts by power state."}, []string{"power"}),
-		unknown: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_unknown_vms",
-			Help: "VMs named like bora's that bora does not know (reported, never killed)."}),
-		utilisation: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_cpu_reserved_ratio",
-			Help: "CPU reserved now over the capacity of enabled hosts."}),
+		unknown: gauge("bora_unknown_vms",
+			"VMs named like bora's that bora does not know (reported, never killed)."),
+		utilisation: gauge("bora_cpu_reserved_ratio",
+			"CPU reserved now over the capacity of enabled hosts."),
 		decision: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bora_decision_seconds",
 			Help:    "Time of one pass of the scheduling loop (decide and commit).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
 		ops: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_driver_operations_total",
 			Help: "Driver operations by kind and outcome."}, []string{"op", "outcome"}),
-		energy: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_energy_kwh_total",
-			Help: "Energy the hosts drew, in kWh (docs/models.md §5), over the daemon's life."}),
-		violations: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bora_waiting_violation_ratio",
-			Help: "External leases that started after waiting longer than alpha times the mean external duration."}),
+		energy: gauge("bora_energy_kwh_total",
+			"Energy the hosts drew, in kWh (docs/models.md §5), over the daemon's life."),
+		violations: gauge("bora_waiting_violation_ratio",
+			"External leases that started after waiting longer than alpha times the mean external duration."),
 		powerFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_power_failures_total",
 			Help: "Hosts the power driver failed to switch on or off."}, []string{"op"}),
-		bootsLate: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_boots_late_total",
-			Help: "Boots still going on when they were planned to be over."}),
-		opsLate: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_operations_late_total",
-			Help: "Operations on leases' VMs still going on when their reservation was over."}),
-		breaches: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_capacity_breaches_total",
-			Help: "Times a host was found running more cores or memory than it has (driver's view)."}),
-		passPanics: prometheus.NewCounter(prometheus.CounterOpts{Name: "bora_pass_panics_total",
-			Help: "Passes of the scheduling loop that panicked: thrown away, the state restored from the store."}),
+		bootsLate: counter("bora_boots_late_total",
+			"Boots still going on when they were planned to be over."),
+		opsLate: counter("bora_operations_late_total",
+			"Operations on leases' VMs still going on when their reservation was over."),
+		breaches: counter("bora_capacity_breaches_total",
+			"Times a host was found running more cores or memory than it has (driver's view)."),
+		passPanics: counter("bora_pass_panics_total",
+			"Passes of the scheduling loop that panicked: thrown away, the state restored from the store."),
 	}
 	reg.MustRegister(m.leases, m.queue, m.preemptions, m.preemptVMs, m.overhead, m.hosts, m.unknown,
 		m.utilisation, m.decision, m.ops, m.energy, m.violations, m.powerFailures, m.bootsLate,
 		m.opsLate, m.breaches, m.passPanics)
 	return m
+}
+
+func gauge(name, help string) prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+}
+
+func counter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 }
 
 var allStates = []scheduler.State{scheduler.Pending, scheduler.Rejected, scheduler.Scheduled, scheduler.Queued,

@@ -1,11 +1,11 @@
 package scheduler
 
 import (
-	"container/heap"
 	"fmt"
 	"sort"
 	"time"
 
+	"github.com/bora-sched/bora/internal/minheap"
 	"github.com/bora-sched/bora/slottable"
 )
 
@@ -25,7 +25,7 @@ type Scheduler struct {
 	ids       []LeaseID // every lease, in submission order
 	nextID    LeaseID
 	queue     []LeaseID // best-effort leases waiting (queued, planned, suspended), in priority order
-	wake      wakeHeap
+	wake      minheap.Heap[wakeup]
 	out       []Action
 	dirty     bool // the queue must be planned again
 	decisions int
@@ -112,7 +112,7 @@ func (s *Scheduler) NextEvent() (time.Time, bool) {
 			}
 			return next, true
 		}
-		heap.Pop(&s.wake)
+		s.wake.Pop()
 	}
 	return s.nextTick()
 }
@@ -156,7 +156,7 @@ func (s *Scheduler) run(now time.Time) {
 	s.expirePower(now) // power.go: boots that are over
 	for {
 		for len(s.wake) > 0 && !s.wake[0].at.After(now) {
-			w := heap.Pop(&s.wake).(wakeup)
+			w := s.wake.Pop()
 			if l := s.leases[w.lease]; l != nil && l.gen == w.gen {
 				s.step(l, now)
 			}
@@ -251,7 +251,7 @@ func (s *Scheduler) step(l *Lease, now time.Time) {
 }
 
 func (s *Scheduler) push(l *Lease, at time.Time) {
-	heap.Push(&s.wake, wakeup{at: at, lease: l.ID, gen: l.gen})
+	s.wake.Push(wakeup{at: at, lease: l.ID, gen: l.gen})
 }
 
 // enter starts phase p of lease l: the lease changes state and the driver
@@ -423,20 +423,10 @@ type wakeup struct {
 	gen   uint64
 }
 
-type wakeHeap []wakeup
-
-func (h wakeHeap) Len() int { return len(h) }
-func (h wakeHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+// Before orders wake-ups by time, then lease ID.
+func (a wakeup) Before(b wakeup) bool {
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
 	}
-	return h[i].lease < h[j].lease
-}
-func (h wakeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *wakeHeap) Push(x any)   { *h = append(*h, x.(wakeup)) }
-func (h *wakeHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return a.lease < b.lease
 }

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"container/heap"
 	"fmt"
 	"sort"
 	"time"
@@ -208,7 +207,7 @@ func (s *Scheduler) restoreLease(sl *SavedLease) (*Lease, error) {
 		if l.entered {
 			at = p.end
 		}
-		heap.Push(&s.wake, wakeup{at: at, lease: l.ID, gen: l.gen})
+		s.wake.Push(wakeup{at: at, lease: l.ID, gen: l.gen})
 	}
 	return l, nil
 }

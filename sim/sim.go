@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/cluster"
+	"github.com/bora-sched/bora/internal/minheap"
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
@@ -85,7 +85,7 @@ type engine struct {
 	s      *scheduler.Scheduler
 	cfg    Config
 	real   map[scheduler.LeaseID]*realState
-	ends   endHeap
+	ends   minheap.Heap[realEnd]
 	gantt  []scheduler.Interval
 	events int
 	power  *powerCtl // energy management (energy.go); nil without
@@ -137,7 +137,7 @@ func (e *engine) loop(ctx context.Context, reqs []scheduler.Request) error {
 		reached = t
 		e.events++
 		for len(e.ends) > 0 && !e.ends[0].at.After(t) {
-			end := heap.Pop(&e.ends).(realEnd)
+			end := e.ends.Pop()
 			if st := e.real[end.lease]; st != nil && st.running && st.gen == end.gen {
 				e.handle(e.s.Finished(t, end.lease))
 			}
@@ -174,7 +174,7 @@ func (e *engine) nextTime(reqs []scheduler.Request, next int) (time.Time, bool) 
 			consider(end.at)
 			break
 		}
-		heap.Pop(&e.ends)
+		e.ends.Pop()
 	}
 	if at, has := e.power.nextAt(ok); has { // energy.go: the controller's tick
 		consider(at)
@@ -194,7 +194,7 @@ func (e *engine) handle(acts []scheduler.Action) {
 		case scheduler.ActRun:
 			st.running, st.since = true, a.At
 			st.gen++
-			heap.Push(&e.ends, realEnd{at: a.At.Add(st.left), lease: a.Lease, gen: st.gen})
+			e.ends.Push(realEnd{at: a.At.Add(st.left), lease: a.Lease, gen: st.gen})
 		case scheduler.ActSuspend, scheduler.ActStop, scheduler.ActShutdown, scheduler.ActDone:
 			if st.running {
 				st.left -= a.At.Sub(st.since)
@@ -215,22 +215,12 @@ type realEnd struct {
 	gen   uint64
 }
 
-type endHeap []realEnd
-
-func (h endHeap) Len() int { return len(h) }
-func (h endHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+// Before orders real ends by time, then lease ID.
+func (a realEnd) Before(b realEnd) bool {
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
 	}
-	return h[i].lease < h[j].lease
-}
-func (h endHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *endHeap) Push(x any)   { *h = append(*h, x.(realEnd)) }
-func (h *endHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return a.lease < b.lease
 }
 
 // stderrLog writes the errors the scheduler recovers from to standard

@@ -172,15 +172,19 @@ func scale(d time.Duration, f float64) time.Duration {
 	return time.Duration(math.Round(float64(d) * f))
 }
 
-// checkHostLocked returns the error for an operation on a VM on host, if
-// the host is unknown or down.
-func (d *Driver) checkHostLocked(op, name, host string) error {
-	h, ok := d.hosts[host]
-	switch {
-	case !ok:
-		return fmt.Errorf("%s %s on %q: %w", op, name, host, drivers.ErrUnknownHost)
-	case !h.up:
-		return fmt.Errorf("%s %s on %s: %w", op, name, host, drivers.ErrHostDown)
+// useHostsLocked adds hosts to the ones job j uses for VM name, or
+// returns the error for operation op if one of them is unknown or down
+// (the first in order).
+func (d *Driver) useHostsLocked(j *job, op, name string, hosts ...string) error {
+	for _, host := range hosts {
+		h, ok := d.hosts[host]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s %s on %q: %w", op, name, host, drivers.ErrUnknownHost)
+		case !h.up:
+			return fmt.Errorf("%s %s on %s: %w", op, name, host, drivers.ErrHostDown)
+		}
 	}
+	j.hosts = append(j.hosts, hosts...)
 	return nil
 }

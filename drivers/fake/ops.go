@@ -14,6 +14,18 @@ type move struct {
 	to string
 }
 
+// moveAll makes job j move each VM in todo to its host when it ends,
+// leaving its state as it is (a migration, cold or live).
+func (j *job) moveAll(todo []move) {
+	j.work = len(todo)
+	j.apply = func(time.Time) {
+		for _, m := range todo {
+			m.v.host = m.to
+			m.v.gen++
+		}
+	}
+}
+
 // Start boots the VMs, each on its Host, in the boot time (Config.Boot,
 // or else Overheads.Enactment) for the whole call. A VM already running
 // on its Host is left alone; one in any other state or place is created
@@ -25,10 +37,9 @@ func (d *Driver) Start(ctx context.Context, vms []drivers.VM) error {
 		var todo []drivers.VM
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpStart, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpStart, name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			cur := d.vms[name]
 			if cur != nil && cur.host == v.Host && cur.state == drivers.Running {
 				continue
@@ -65,10 +76,9 @@ func (d *Driver) Suspend(ctx context.Context, vms []drivers.VM) error {
 		pauses := 0
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpSuspend, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpSuspend, name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			cur := d.vms[name]
 			switch {
 			case cur != nil && cur.state == drivers.Saved:
@@ -108,10 +118,9 @@ func (d *Driver) Resume(ctx context.Context, vms []drivers.VM) error {
 		pauses := 0
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpResume, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpResume, name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			cur := d.vms[name]
 			switch {
 			case cur == nil:
@@ -155,13 +164,9 @@ func (d *Driver) Migrate(ctx context.Context, vms []drivers.VM, from []string) e
 		var todo []move
 		for i, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpMigrate, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpMigrate, name, v.Host, from[i]); err != nil {
 				return err
 			}
-			if err := d.checkHostLocked(OpMigrate, name, from[i]); err != nil {
-				return err
-			}
-			j.hosts = append(j.hosts, v.Host, from[i])
 			cur := d.vms[name]
 			switch {
 			case cur == nil:
@@ -177,13 +182,7 @@ func (d *Driver) Migrate(ctx context.Context, vms []drivers.VM, from []string) e
 			j.watch(cur)
 			todo = append(todo, move{cur, v.Host})
 		}
-		j.work = len(todo)
-		j.apply = func(time.Time) {
-			for _, m := range todo {
-				m.v.host = m.to
-				m.v.gen++
-			}
-		}
+		j.moveAll(todo)
 		return nil
 	})
 }
@@ -202,13 +201,9 @@ func (d *Driver) LiveMigrate(ctx context.Context, vms []drivers.VM, to []string)
 		var todo []move
 		for i, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(OpLiveMigrate, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, OpLiveMigrate, name, v.Host, to[i]); err != nil {
 				return err
 			}
-			if err := d.checkHostLocked(OpLiveMigrate, name, to[i]); err != nil {
-				return err
-			}
-			j.hosts = append(j.hosts, v.Host, to[i])
 			cur := d.vms[name]
 			alive := cur != nil && (cur.state == drivers.Running || cur.state == drivers.Paused)
 			switch {
@@ -223,13 +218,7 @@ func (d *Driver) LiveMigrate(ctx context.Context, vms []drivers.VM, to []string)
 			j.watch(cur)
 			todo = append(todo, move{cur, to[i]})
 		}
-		j.work = len(todo)
-		j.apply = func(time.Time) {
-			for _, m := range todo {
-				m.v.host = m.to
-				m.v.gen++
-			}
-		}
+		j.moveAll(todo)
 		return nil
 	})
 }
@@ -264,10 +253,9 @@ func (d *Driver) halt(ctx context.Context, op string, vms []drivers.VM, detail s
 		n := 0
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked(op, name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, op, name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			cur := d.vms[name]
 			if cur == nil || cur.state == drivers.Stopped {
 				continue
@@ -302,10 +290,9 @@ func (d *Driver) Cleanup(ctx context.Context, vms []drivers.VM) error {
 		var todo []string
 		for _, v := range vms {
 			name := v.Name()
-			if err := d.checkHostLocked("cleanup", name, v.Host); err != nil {
+			if err := d.useHostsLocked(j, "cleanup", name, v.Host); err != nil {
 				return err
 			}
-			j.hosts = append(j.hosts, v.Host)
 			if cur := d.vms[name]; cur != nil {
 				j.watch(cur)
 				todo = append(todo, name)

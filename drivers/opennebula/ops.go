@@ -18,6 +18,35 @@ import (
 // OpenNebula's text: the error answer of the call, or the VM's
 // USER_TEMPLATE/ERROR when it went to a …_FAILURE state.
 
+// run is the shape of the operations on VMs that must exist: find each
+// VM (dest: the host each should end on; nil: wherever it is), step them
+// until done or OpTimeout, and record the outcome with exp. step sees
+// only a VM that still exists and that no call of ours made fail; a VM
+// gone or failed is that VM's error.
+func (d *Driver) run(ctx context.Context, op string, vms []drivers.VM, dest []string, exp expectation, step stepFunc) error {
+	ts, err := d.targets(ctx, vms, dest, false)
+	errs := d.converge(ctx, op, ts, d.cfg.OpTimeout, func(t *target, v *oneVM) decision {
+		if v == nil {
+			return fail(gone())
+		}
+		if err := failedAfterCall(t, v); err != nil {
+			return fail(err)
+		}
+		return step(t, v)
+	})
+	d.settle(ts, errs, exp)
+	return errors.Join(append(errs, err)...)
+}
+
+// vmHosts is the host each VM is to run on.
+func vmHosts(vms []drivers.VM) []string {
+	hosts := make([]string, len(vms))
+	for i, vm := range vms {
+		hosts[i] = vm.Host
+	}
+	return hosts
+}
+
 func gone() error { return fmt.Errorf("%w: the VM no longer exists in OpenNebula", ErrWrongState) }
 
 func wrongState(v *oneVM, what string) error {
@@ -29,18 +58,7 @@ func wrongState(v *oneVM, what string) error {
 // (PROLOG -> BOOT -> RUNNING). A VM already running (or booting) there is
 // left alone; one running on another host is ErrWrongState.
 func (d *Driver) Start(ctx context.Context, vms []drivers.VM) error {
-	hosts := make([]string, len(vms))
-	for i, vm := range vms {
-		hosts[i] = vm.Host
-	}
-	ts, err := d.targets(ctx, vms, hosts, false)
-	errs := d.converge(ctx, "start", ts, d.cfg.OpTimeout, func(t *target, v *oneVM) decision {
-		if v == nil {
-			return fail(gone())
-		}
-		if err := failedAfterCall(t, v); err != nil {
-			return fail(err)
-		}
+	return d.run(ctx, "start", vms, vmHosts(vms), expectRunning, func(t *target, v *oneVM) decision {
 		switch v.State {
 		case oca.Hold, oca.Pending, oca.Stopped, oca.Undeployed:
 			return decision{call: "deploy", do: func(ctx context.Context) error {
@@ -59,22 +77,13 @@ func (d *Driver) Start(ctx context.Context, vms []drivers.VM) error {
 		}
 		return fail(wrongState(v, "deploy it"))
 	})
-	d.settle(ts, errs, expectRunning)
-	return errors.Join(append(errs, err)...)
 }
 
 // Suspend saves each VM (one.vm.action "suspend": RUNNING ->
 // SAVE_SUSPEND -> SUSPENDED); OpenNebula writes the memory image to the
 // system datastore. A VM already SUSPENDED is left alone.
 func (d *Driver) Suspend(ctx context.Context, vms []drivers.VM) error {
-	ts, err := d.targets(ctx, vms, nil, false)
-	errs := d.converge(ctx, "suspend", ts, d.cfg.OpTimeout, func(t *target, v *oneVM) decision {
-		if v == nil {
-			return fail(gone())
-		}
-		if err := failedAfterCall(t, v); err != nil {
-			return fail(err)
-		}
+	return d.run(ctx, "suspend", vms, nil, expectSaved, func(t *target, v *oneVM) decision {
 		switch {
 		case v.State == oca.Suspended:
 			return done()
@@ -87,8 +96,6 @@ func (d *Driver) Suspend(ctx context.Context, vms []drivers.VM) error {
 		}
 		return fail(wrongState(v, "suspend it"))
 	})
-	d.settle(ts, errs, expectSaved)
-	return errors.Join(append(errs, err)...)
 }
 
 // Migrate moves the saved VMs to vms[i].Host: OpenNebula allows
@@ -103,22 +110,9 @@ func (d *Driver) Migrate(ctx context.Context, vms []drivers.VM, from []string) e
 	if len(from) != len(vms) {
 		return fmt.Errorf("opennebula: migrate: %d VMs but %d source hosts", len(vms), len(from))
 	}
-	hosts := make([]string, len(vms))
-	for i, vm := range vms {
-		hosts[i] = vm.Host
-	}
-	ts, err := d.targets(ctx, vms, hosts, false)
-	errs := d.converge(ctx, "migrate", ts, d.cfg.OpTimeout, func(t *target, v *oneVM) decision {
-		if v == nil {
-			return fail(gone())
-		}
-		if err := failedAfterCall(t, v); err != nil {
-			return fail(err)
-		}
+	return d.run(ctx, "migrate", vms, vmHosts(vms), expectSaved, func(t *target, v *oneVM) decision {
 		return d.moveSaved(t, v, func() decision { return done() })
 	})
-	d.settle(ts, errs, expectSaved)
-	return errors.Join(append(errs, err)...)
 }
 
 // moveSaved brings a saved VM to t's host, then decides with there.
@@ -150,18 +144,7 @@ func (d *Driver) moveSaved(t *target, v *oneVM, there func() decision) decision 
 // left alone; one running elsewhere is ErrWrongState; one that was not
 // saved is drivers.ErrNotSaved.
 func (d *Driver) Resume(ctx context.Context, vms []drivers.VM) error {
-	hosts := make([]string, len(vms))
-	for i, vm := range vms {
-		hosts[i] = vm.Host
-	}
-	ts, err := d.targets(ctx, vms, hosts, false)
-	errs := d.converge(ctx, "resume", ts, d.cfg.OpTimeout, func(t *target, v *oneVM) decision {
-		if v == nil {
-			return fail(gone())
-		}
-		if err := failedAfterCall(t, v); err != nil {
-			return fail(err)
-		}
+	return d.run(ctx, "resume", vms, vmHosts(vms), expectRunning, func(t *target, v *oneVM) decision {
 		switch {
 		case v.State == oca.Active && v.LCM == oca.Running:
 			if v.HostID != t.hid {
@@ -177,8 +160,6 @@ func (d *Driver) Resume(ctx context.Context, vms []drivers.VM) error {
 			}}
 		})
 	})
-	d.settle(ts, errs, expectRunning)
-	return errors.Join(append(errs, err)...)
 }
 
 // LiveMigrate moves running VMs to the hosts in to with a live
@@ -194,14 +175,7 @@ func (d *Driver) LiveMigrate(ctx context.Context, vms []drivers.VM, to []string)
 	if d.cfg.Migration == MigrationCold {
 		return fmt.Errorf("opennebula: live migration is off (migration: cold): %w", drivers.ErrUnsupported)
 	}
-	ts, err := d.targets(ctx, vms, to, false)
-	errs := d.converge(ctx, "live-migrate", ts, d.cfg.OpTimeout, func(t *target, v *oneVM) decision {
-		if v == nil {
-			return fail(gone())
-		}
-		if err := failedAfterCall(t, v); err != nil {
-			return fail(err)
-		}
+	return d.run(ctx, "live-migrate", vms, to, expectRunning, func(t *target, v *oneVM) decision {
 		if v.State != oca.Active {
 			return fail(wrongState(v, "migrate it"))
 		}
@@ -228,8 +202,6 @@ func (d *Driver) LiveMigrate(ctx context.Context, vms []drivers.VM, to []string)
 		}
 		return fail(wrongState(v, "migrate it"))
 	})
-	d.settle(ts, errs, expectRunning)
-	return errors.Join(append(errs, err)...)
 }
 
 // terminateStep ends a VM with action ("terminate" or "terminate-hard"),

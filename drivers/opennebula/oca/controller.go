@@ -45,6 +45,19 @@ func (c *Controller) Host(id int) *HostController { return &HostController{c: c,
 // Hosts returns the host pool's controller.
 func (c *Controller) Hosts() *HostsController { return &HostsController{c: c} }
 
+// info calls method and decodes the document it answers into a T.
+func info[T any](ctx context.Context, c *Controller, method string, args ...interface{}) (*T, error) {
+	resp, err := c.Client.CallContext(ctx, method, args...)
+	if err != nil {
+		return nil, err
+	}
+	v := new(T)
+	if err := decode(method, resp.Body(), v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 func decode(method, body string, v interface{}) error {
 	if err := xml.Unmarshal([]byte(body), v); err != nil {
 		return &ClientError{Code: ClientRespONeParse, Msg: method + ": document does not parse", Err: err}
@@ -87,28 +100,12 @@ func (vc *VMsController) pool(ctx context.Context, method string, args []int) (*
 	if err != nil {
 		return nil, err
 	}
-	resp, err := vc.c.Client.CallContext(ctx, method, fArgs...)
-	if err != nil {
-		return nil, err
-	}
-	pool := &VMPool{}
-	if err := decode(method, resp.Body(), pool); err != nil {
-		return nil, err
-	}
-	return pool, nil
+	return info[VMPool](ctx, vc.c, method, fArgs...)
 }
 
 // InfoContext calls one.vm.info.
 func (vc *VMController) InfoContext(ctx context.Context, decrypt bool) (*VM, error) {
-	resp, err := vc.c.Client.CallContext(ctx, "one.vm.info", vc.ID, decrypt)
-	if err != nil {
-		return nil, err
-	}
-	vm := &VM{}
-	if err := decode("one.vm.info", resp.Body(), vm); err != nil {
-		return nil, err
-	}
-	return vm, nil
+	return info[VM](ctx, vc.c, "one.vm.info", vc.ID, decrypt)
 }
 
 // DeployContext calls one.vm.deploy: start the VM on hostID, in system
@@ -143,28 +140,12 @@ func (vc *VMController) UpdateContext(ctx context.Context, tpl string, uType Upd
 
 // InfoContext calls one.hostpool.info.
 func (hc *HostsController) InfoContext(ctx context.Context) (*HostPool, error) {
-	resp, err := hc.c.Client.CallContext(ctx, "one.hostpool.info")
-	if err != nil {
-		return nil, err
-	}
-	pool := &HostPool{}
-	if err := decode("one.hostpool.info", resp.Body(), pool); err != nil {
-		return nil, err
-	}
-	return pool, nil
+	return info[HostPool](ctx, hc.c, "one.hostpool.info")
 }
 
 // InfoContext calls one.host.info.
 func (hc *HostController) InfoContext(ctx context.Context, decrypt bool) (*Host, error) {
-	resp, err := hc.c.Client.CallContext(ctx, "one.host.info", hc.ID, decrypt)
-	if err != nil {
-		return nil, err
-	}
-	h := &Host{}
-	if err := decode("one.host.info", resp.Body(), h); err != nil {
-		return nil, err
-	}
-	return h, nil
+	return info[Host](ctx, hc.c, "one.host.info", hc.ID, decrypt)
 }
 
 // StatusContext calls one.host.status: HostStatusEnabled,

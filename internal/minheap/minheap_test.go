@@ -1,0 +1,85 @@
+package minheap
+
+import (
+	"container/heap"
+	"math/rand"
+	"testing"
+)
+
+// ev is ordered by at, then by key; id tells apart events that are
+// equal under that order, to check which of them comes out first.
+type ev struct{ at, key, id int }
+
+func (a ev) Before(b ev) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.key < b.key
+}
+
+// ref is the same ordering through container/heap, as the scheduler,
+// the simulator and the simulated clock used it before this package.
+type ref []ev
+
+func (h ref) Len() int           { return len(h) }
+func (h ref) Less(i, j int) bool { return h[i].Before(h[j]) }
+func (h ref) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *ref) Push(x any)        { *h = append(*h, x.(ev)) }
+func (h *ref) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func TestPopOrderByTimeThenKey(t *testing.T) {
+	var h Heap[ev]
+	for _, e := range []ev{{at: 5, key: 2, id: 1}, {at: 3, key: 9, id: 2}, {at: 5, key: 1, id: 3}, {at: 1, key: 7, id: 4}, {at: 3, key: 4, id: 5}} {
+		h.Push(e)
+	}
+	if h[0].id != 4 {
+		t.Fatalf("h[0] = %+v, want the event at 1 (id 4)", h[0])
+	}
+	// By at, then key: (1,7) (3,4) (3,9) (5,1) (5,2).
+	want := []int{4, 5, 2, 3, 1}
+	for i, id := range want {
+		if got := h.Pop(); got.id != id {
+			t.Fatalf("pop %d = %+v, want id %d", i, got, id)
+		}
+	}
+	if len(h) != 0 {
+		t.Fatalf("len = %d after popping all, want 0", len(h))
+	}
+}
+
+// TestSameOrderAsContainerHeap pushes and pops the same random events,
+// with many ties, through both heaps: every pop must return the same
+// event (same id), so replacing container/heap cannot change which of
+// two equal wake-ups or timers goes first.
+func TestSameOrderAsContainerHeap(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	var h Heap[ev]
+	var r ref
+	id := 0
+	for step := 0; step < 20000; step++ {
+		if rng.Intn(3) > 0 || len(h) == 0 {
+			id++
+			e := ev{at: rng.Intn(50), key: rng.Intn(4), id: id}
+			h.Push(e)
+			heap.Push(&r, e)
+			continue
+		}
+		got, want := h.Pop(), heap.Pop(&r).(ev)
+		if got != want {
+			t.Fatalf("step %d: Pop = %+v, container/heap = %+v", step, got, want)
+		}
+	}
+	for len(h) > 0 {
+		if got, want := h.Pop(), heap.Pop(&r).(ev); got != want {
+			t.Fatalf("drain: Pop = %+v, container/heap = %+v", got, want)
+		}
+	}
+	if len(r) != 0 {
+		t.Fatalf("container/heap has %d events left", len(r))
+	}
+}
