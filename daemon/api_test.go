@@ -17,6 +17,40 @@ import (
 	"github.com/bora-sched/bora/config"
 )
 
+// runWithAPI starts a daemon on c and its API server, waits until the API
+// is ready, and stops both when tb ends (an error either returns fails tb).
+func runWithAPI(tb testing.TB, c config.Config) *Daemon {
+	tb.Helper()
+	lg := logrus.New()
+	lg.SetOutput(io.Discard)
+	d, err := New(context.Background(), Options{Config: c, Log: lg})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := NewAPIServer(d, c, lg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 2)
+	go func() { done <- d.Run(ctx) }()
+	go func() { done <- srv.Serve(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		for i := 0; i < 2; i++ {
+			if err := <-done; err != nil {
+				tb.Error(err)
+			}
+		}
+	})
+	select {
+	case <-srv.Ready():
+	case <-time.After(10 * time.Second):
+		tb.Fatal("API not ready")
+	}
+	return d
+}
+
 // The tokens of serveAPI's users.
 const (
 	aliceTok = "alice-0123456789abcdef"
@@ -31,33 +65,7 @@ func serveAPI(t *testing.T, c config.Config) (*Daemon, func(token string) *api.C
 	c.Daemon.Clock, c.Daemon.Start = "real", ""
 	c.API.Tokens = []config.Token{{Token: aliceTok, User: "alice"}, {Token: bobTok, User: "bob"},
 		{Token: adminTok, User: "ops", Admin: true}}
-	lg := logrus.New()
-	lg.SetOutput(io.Discard)
-	d, err := New(context.Background(), Options{Config: c, Log: lg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := NewAPIServer(d, c, lg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	go func() { done <- d.Run(ctx) }()
-	go func() { done <- srv.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		for i := 0; i < 2; i++ {
-			if err := <-done; err != nil {
-				t.Error(err)
-			}
-		}
-	})
-	select {
-	case <-srv.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("API not ready")
-	}
+	d := runWithAPI(t, c)
 	return d, func(token string) *api.Client {
 		cl, err := api.NewClient(api.ClientOptions{Socket: c.API.Socket, Token: token})
 		if err != nil {

@@ -2,12 +2,8 @@ package daemon
 
 import (
 	"context"
-	"io"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/sirupsen/logrus"
 
 	"github.com/bora-sched/bora/api"
 )
@@ -24,30 +20,7 @@ func BenchmarkSubmitThroughAPI(b *testing.B) {
 	c := testConfig(dir, 64)
 	c.Daemon.Clock = "real"
 	c.Scheduler.CheckInvariants = false
-	lg := logrus.New()
-	lg.SetOutput(io.Discard)
-	d, err := New(context.Background(), Options{Config: c, Log: lg})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := NewAPIServer(d, c, lg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	go func() { done <- d.Run(ctx) }()
-	go func() { done <- srv.Serve(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-		<-done
-	}()
-	select {
-	case <-srv.Ready():
-	case <-time.After(5 * time.Second):
-		b.Fatal("API not ready")
-	}
+	runWithAPI(b, c)
 	cl, err := api.NewClient(api.ClientOptions{Socket: filepath.Join(dir, "bora.sock")})
 	if err != nil {
 		b.Fatal(err)
