@@ -3,9 +3,8 @@ package slottable
 // cpNode is one change point of one host's usage profile: a node of that
 // host's treap, keyed by time.
 type cpNode struct {
-	key  int64
-	prio uint64
-	l, r int32
+	key int64
+	treapLink
 }
 
 // cpPool holds the nodes of every host's change-point treap (each host has
@@ -55,7 +54,7 @@ func (p *cpPool) alloc(key int64, res Resources, sign int64) int32 {
 			p.vec = append(p.vec, 0)
 		}
 	}
-	p.nodes[n] = cpNode{key: key, prio: p.rng.next(), l: nilNode, r: nilNode}
+	p.nodes[n] = cpNode{key: key, treapLink: treapLink{prio: p.rng.next(), l: nilNode, r: nilNode}}
 	d := p.delta(n)
 	for j, v := range res {
 		d[j] = sign * v
@@ -66,7 +65,7 @@ func (p *cpPool) alloc(key int64, res Resources, sign int64) int32 {
 
 // release puts node n on the free list.
 func (p *cpPool) release(n int32) {
-	p.nodes[n] = cpNode{l: nilNode, r: nilNode}
+	p.nodes[n] = cpNode{treapLink: treapLink{l: nilNode, r: nilNode}}
 	p.free = append(p.free, n)
 }
 
@@ -110,26 +109,6 @@ func (p *cpPool) rotLeft(n int32) int32 {
 	return r
 }
 
-// merge joins two treaps whose keys are all ordered a < b.
-func (p *cpPool) merge(a, b int32) int32 {
-	if a < 0 {
-		return b
-	}
-	if b < 0 {
-		return a
-	}
-	if p.nodes[a].prio > p.nodes[b].prio {
-		c := p.merge(p.nodes[a].r, b)
-		p.nodes[a].r = c
-		p.pull(a)
-		return a
-	}
-	c := p.merge(a, p.nodes[b].l)
-	p.nodes[b].l = c
-	p.pull(b)
-	return b
-}
-
 // add adds sign*res to the delta at key in the treap rooted at n and
 // returns the new root and whether a node was created (+1), deleted
 // because its delta became all zero (-1), or neither (0). res must not be
@@ -166,7 +145,7 @@ func (p *cpPool) add(n int32, key int64, res Resources, sign int64) (int32, int)
 		}
 	}
 	if zero {
-		m := p.merge(p.nodes[n].l, p.nodes[n].r)
+		m := treapMerge(p, p.nodes[n].l, p.nodes[n].r)
 		p.release(n)
 		return m, -1
 	}
@@ -360,3 +339,5 @@ func (p *cpPool) pop(stack []int32) (int32, []int32) {
 	}
 	return n, stack
 }
+
+func (p *cpPool) link(n int32) *treapLink { return &p.nodes[n].treapLink }

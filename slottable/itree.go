@@ -8,8 +8,7 @@ type iNode struct {
 	start, end int64
 	maxEnd     int64
 	id         ResID
-	prio       uint64
-	l, r       int32
+	treapLink
 }
 
 // itree is the pool of interval-treap nodes of every host, indexed by
@@ -76,7 +75,7 @@ func (t *itree) remove(n, s int32) int32 {
 		return n
 	}
 	if n == s {
-		return t.merge(t.nodes[n].l, t.nodes[n].r)
+		return treapMerge(t, t.nodes[n].l, t.nodes[n].r)
 	}
 	if t.before(s, t.nodes[n].start, t.nodes[n].id) {
 		c := t.remove(t.nodes[n].l, s)
@@ -87,25 +86,6 @@ func (t *itree) remove(n, s int32) int32 {
 	}
 	t.pull(n)
 	return n
-}
-
-func (t *itree) merge(a, b int32) int32 {
-	if a < 0 {
-		return b
-	}
-	if b < 0 {
-		return a
-	}
-	if t.nodes[a].prio > t.nodes[b].prio {
-		c := t.merge(t.nodes[a].r, b)
-		t.nodes[a].r = c
-		t.pull(a)
-		return a
-	}
-	c := t.merge(a, t.nodes[b].l)
-	t.nodes[b].l = c
-	t.pull(b)
-	return b
 }
 
 // setEnd changes slot s's end and fixes the aggregates on its path.
@@ -145,3 +125,5 @@ func (t *itree) visit(n int32, from, to int64, fn func(s int32) bool) bool {
 	}
 	return true
 }
+
+func (t *itree) link(n int32) *treapLink { return &t.nodes[n].treapLink }

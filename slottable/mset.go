@@ -3,10 +3,9 @@ package slottable
 // msNode is a node of the global multiset of change points: key is a time
 // and cnt the number of hosts with a change point there.
 type msNode struct {
-	key  int64
-	prio uint64
-	cnt  int32
-	l, r int32
+	key int64
+	cnt int32
+	treapLink
 }
 
 // mset is an ordered multiset of times (a treap with counts), the union
@@ -32,7 +31,7 @@ func (m *mset) clone() mset {
 }
 
 func (m *mset) alloc(key int64) int32 {
-	nd := msNode{key: key, prio: m.rng.next(), cnt: 1, l: nilNode, r: nilNode}
+	nd := msNode{key: key, cnt: 1, treapLink: treapLink{prio: m.rng.next(), l: nilNode, r: nilNode}}
 	if k := len(m.free); k > 0 {
 		n := m.free[k-1]
 		m.free = m.free[:k-1]
@@ -92,29 +91,12 @@ func (m *mset) remove(n int32, key int64) int32 {
 		if m.nodes[n].cnt > 0 {
 			return n
 		}
-		c := m.merge(m.nodes[n].l, m.nodes[n].r)
-		m.nodes[n] = msNode{l: nilNode, r: nilNode}
+		c := treapMerge(m, m.nodes[n].l, m.nodes[n].r)
+		m.nodes[n] = msNode{treapLink: treapLink{l: nilNode, r: nilNode}}
 		m.free = append(m.free, n)
 		return c
 	}
 	return n
-}
-
-func (m *mset) merge(a, b int32) int32 {
-	if a < 0 {
-		return b
-	}
-	if b < 0 {
-		return a
-	}
-	if m.nodes[a].prio > m.nodes[b].prio {
-		c := m.merge(m.nodes[a].r, b)
-		m.nodes[a].r = c
-		return a
-	}
-	c := m.merge(a, m.nodes[b].l)
-	m.nodes[b].l = c
-	return b
 }
 
 // ascend calls fn on the keys in [lo, hi) in increasing order.
@@ -160,3 +142,8 @@ func (m *mset) last() (int64, bool) {
 	}
 	return m.nodes[n].key, true
 }
+
+func (m *mset) link(n int32) *treapLink { return &m.nodes[n].treapLink }
+
+// pull does nothing: the multiset keeps no subtree aggregates.
+func (m *mset) pull(int32) {}

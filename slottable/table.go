@@ -202,7 +202,7 @@ func (t *Table) Remove(id ResID) error {
 		t.logFreed(r.Lease, r.Host, nd.start, nd.end, r.Res, true)
 	}
 	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
-	t.it.nodes[slot] = iNode{l: nilNode, r: nilNode}
+	t.it.nodes[slot] = iNode{treapLink: treapLink{l: nilNode, r: nilNode}}
 	t.rs[slot] = Reservation{}
 	t.free = append(t.free, slot)
 	delete(t.byID, id)
