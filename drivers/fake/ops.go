@@ -160,30 +160,21 @@ func (d *Driver) Migrate(ctx context.Context, vms []drivers.VM, from []string) e
 	if len(from) != len(vms) {
 		return fmt.Errorf("migrate: %d VMs but %d source hosts: %w", len(vms), len(from), ErrInvalid)
 	}
-	return d.do(ctx, OpMigrate, vms, func(j *job) error {
-		var todo []move
-		for i, v := range vms {
-			name := v.Name()
-			if err := d.useHostsLocked(j, OpMigrate, name, v.Host, from[i]); err != nil {
-				return err
-			}
-			cur := d.vms[name]
-			switch {
-			case cur == nil:
-				return fmt.Errorf("migrate %s to %s: %w", name, v.Host, drivers.ErrNotSaved)
-			case cur.host == v.Host && (cur.state == drivers.Running || cur.state == drivers.Saved):
-				continue
-			case cur.state != drivers.Saved:
-				return fmt.Errorf("migrate %s to %s: it is %s on %s: %w", name, v.Host, cur.state, cur.host, drivers.ErrNotSaved)
-			}
-			if from[i] != v.Host {
-				j.dur += d.ov.CopyVM(v.Memory)
-			}
-			j.watch(cur)
-			todo = append(todo, move{cur, v.Host})
+	return d.relocate(ctx, OpMigrate, vms, from, func(v drivers.VM, cur *vm, from string) (string, time.Duration, error) {
+		name := v.Name()
+		switch {
+		case cur == nil:
+			return "", 0, fmt.Errorf("migrate %s to %s: %w", name, v.Host, drivers.ErrNotSaved)
+		case cur.host == v.Host && (cur.state == drivers.Running || cur.state == drivers.Saved):
+			return "", 0, nil
+		case cur.state != drivers.Saved:
+			return "", 0, fmt.Errorf("migrate %s to %s: it is %s on %s: %w", name, v.Host, cur.state, cur.host, drivers.ErrNotSaved)
 		}
-		j.moveAll(todo)
-		return nil
+		var cost time.Duration
+		if from != v.Host {
+			cost = d.ov.CopyVM(v.Memory)
+		}
+		return v.Host, cost, nil
 	})
 }
 
@@ -197,26 +188,45 @@ func (d *Driver) LiveMigrate(ctx context.Context, vms []drivers.VM, to []string)
 	if len(to) != len(vms) {
 		return fmt.Errorf("live-migrate: %d VMs but %d destination hosts: %w", len(vms), len(to), ErrInvalid)
 	}
-	return d.do(ctx, OpLiveMigrate, vms, func(j *job) error {
+	return d.relocate(ctx, OpLiveMigrate, vms, to, func(v drivers.VM, cur *vm, to string) (string, time.Duration, error) {
+		name := v.Name()
+		alive := cur != nil && (cur.state == drivers.Running || cur.state == drivers.Paused)
+		switch {
+		case alive && cur.host == to:
+			return "", 0, nil
+		case cur == nil || cur.host != v.Host:
+			return "", 0, fmt.Errorf("live-migrate %s: not on %s: %w", name, v.Host, ErrNoSuchVM)
+		case !alive:
+			return "", 0, fmt.Errorf("live-migrate %s on %s: it is %s: %w", name, v.Host, cur.state, ErrWrongState)
+		}
+		return to, d.ov.CopyVM(v.Memory), nil
+	})
+}
+
+// relocate is what Migrate and LiveMigrate share: for each VM it takes
+// both its Host and peers[i] into use, then asks plan (under the lock,
+// with the VM's current record, nil if unknown) where it goes and at what
+// cost; an empty destination leaves the VM alone. The job moves every
+// VM not left alone when it ends.
+func (d *Driver) relocate(ctx context.Context, op string, vms []drivers.VM, peers []string,
+	plan func(v drivers.VM, cur *vm, peer string) (dest string, cost time.Duration, err error)) error {
+	return d.do(ctx, op, vms, func(j *job) error {
 		var todo []move
 		for i, v := range vms {
-			name := v.Name()
-			if err := d.useHostsLocked(j, OpLiveMigrate, name, v.Host, to[i]); err != nil {
+			if err := d.useHostsLocked(j, op, v.Name(), v.Host, peers[i]); err != nil {
 				return err
 			}
-			cur := d.vms[name]
-			alive := cur != nil && (cur.state == drivers.Running || cur.state == drivers.Paused)
-			switch {
-			case alive && cur.host == to[i]:
-				continue
-			case cur == nil || cur.host != v.Host:
-				return fmt.Errorf("live-migrate %s: not on %s: %w", name, v.Host, ErrNoSuchVM)
-			case !alive:
-				return fmt.Errorf("live-migrate %s on %s: it is %s: %w", name, v.Host, cur.state, ErrWrongState)
+			cur := d.vms[v.Name()]
+			dest, cost, err := plan(v, cur, peers[i])
+			if err != nil {
+				return err
 			}
-			j.dur += d.ov.CopyVM(v.Memory)
+			if dest == "" {
+				continue
+			}
+			j.dur += cost
 			j.watch(cur)
-			todo = append(todo, move{cur, to[i]})
+			todo = append(todo, move{cur, dest})
 		}
 		j.moveAll(todo)
 		return nil
