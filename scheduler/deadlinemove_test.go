@@ -1,9 +1,12 @@
 package scheduler
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bora-sched/bora/slottable"
 )
 
 // dl is an external deadline lease of vms one-core 1024 MB VMs arriving at
@@ -110,4 +113,40 @@ func TestDeadlineRefusalReasons(t *testing.T) {
 			t.Errorf("S is %s (%s: %s), want rejected: %s, its duration", l.State, l.Reason, l.Detail, ReasonDeadlineInterval)
 		}
 	})
+}
+
+// BenchmarkSubmitMovingDeadlines times one Submit of a deadline lease that
+// fits only by moving n accepted deadline leases: on 4 hosts, n leases of
+// 4 VMs for 15 min, ready at 15 min with deadlines far ahead, are planned
+// back to back from 15 min; the new one (ready at 15 min, deadline
+// 30 min) needs the first slot, so every one of them moves 15 min later
+// (they are in one chain). A fresh scheduler is built (not timed) for
+// each iteration.
+func BenchmarkSubmitMovingDeadlines(b *testing.B) {
+	for _, n := range []int{4, 16, 64} {
+		b.Run(fmt.Sprintf("moved=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				tb := slottable.New()
+				for h := 0; h < 4; h++ {
+					if _, err := tb.AddHost(fmt.Sprintf("h%d", h), slottable.Resources{100, 1024}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				s, err := New(DefaultConfig(), tb, t0, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for k := 0; k < n; k++ {
+					s.Submit(t0, dl(fmt.Sprint(k), 4, 0, 900, 900, float64(900*(n+2))))
+				}
+				b.StartTimer()
+				l, _ := s.Submit(t0, dl("new", 4, 0, 900, 900, 1800))
+				if l.State != Scheduled {
+					b.Fatalf("new lease is %s (%s), want scheduled", l.State, l.Reason)
+				}
+			}
+		})
+	}
 }
