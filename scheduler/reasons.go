@@ -10,7 +10,7 @@ const (
 	ReasonTooLarge         Reason = "larger-than-cluster" // no placement could ever hold it
 	ReasonNoCapacity       Reason = "no-capacity"         // does not fit in its interval, even with preemption
 	ReasonNoPreemption     Reason = "preemption-disabled" // would fit only by preempting, and the policy is NOP
-	ReasonDeadline         Reason = "deadline-infeasible" // cannot end before its deadline
+	ReasonDeadline         Reason = "deadline-infeasible" // no plan ends by its deadline, even moving accepted deadline leases (below)
 	ReasonTooSoon          Reason = "inside-non-schedulable-interval"
 	ReasonStartPassed      Reason = "start-in-the-past"    // an advance reservation whose start has passed
 	ReasonSuspendTooLate   Reason = "preemption-too-slow"  // preempting would not finish before the start
@@ -21,6 +21,23 @@ const (
 	ReasonCancelledByUser  Reason = "cancelled-by-user"    // cancelled through the API
 	ReasonDeadlineMissed   Reason = "deadline-missed"      // resumed too late to end before the deadline
 	ReasonEnactmentFailure Reason = "enactment-failed"     // the driver reported a failure
+)
+
+// The two cases of a deadline lease refused at submission (submit.go,
+// docs/models.md §1), and what moving a deadline lease to make room notes.
+//
+// ReasonDeadline: it fits in its interval alone, but not together with
+// the accepted deadline leases, however those that have not started move
+// within their own intervals. ReasonDeadlineInterval: its interval cannot
+// hold it at all: shorter than its duration, or full of reservations that
+// cannot move even with every movable deadline lease out of it.
+const (
+	ReasonDeadlineInterval Reason = "deadline-interval-too-small"
+	// ReasonMovedForDeadline is noted in the history of an accepted
+	// deadline lease that had not started, planned again within its own
+	// interval (still ending by its deadline) to make room for a new lease
+	// (deadlinemove.go); the detail gives its old and new start.
+	ReasonMovedForDeadline Reason = "moved-within-deadline"
 )
 
 // Reasons for admin operations that must fit like any other plan

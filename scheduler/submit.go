@@ -304,7 +304,7 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		}
 		until = l.Deadline.Add(-total)
 		if until.Before(from) {
-			s.reject(l, now, ReasonDeadline, "cannot run its duration before its deadline")
+			s.reject(l, now, ReasonDeadlineInterval, "cannot run its duration before its deadline")
 			return
 		}
 	}
@@ -316,15 +316,38 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		s.accept(l, p, sp, now)
 		return
 	}
+	// Accepted deadline leases that have not started move within their
+	// own intervals if that makes room (deadlinemove.go).
+	if s.moveDeadlines(l, from, until, total, sp, now) {
+		l.setState(now, Scheduled, "", "")
+		return
+	}
 	if !s.rule.Preempts(l) {
-		r := ReasonNoCapacity
+		r, detail := ReasonNoCapacity, "no room in its interval"
 		if l.Req.Kind == Deadline {
-			r = ReasonDeadline
+			r, detail = s.deadlineRefusal(l, from, until, total, now)
 		}
-		s.reject(l, now, r, "no room in its interval")
+		s.reject(l, now, r, detail)
 		return
 	}
 	s.preemptFor(l, from, until, total, sp, now)
+}
+
+// deadlineRefusal says which of the two cases refuses deadline lease l
+// (starting in [from, until], lasting total), which fits nowhere even
+// moving the accepted deadline leases: its interval cannot hold it even
+// with those leases out of the way (ReasonDeadlineInterval), or it can,
+// but no re-plan fits them all (ReasonDeadline).
+func (s *Scheduler) deadlineRefusal(l *Lease, from, until time.Time, total time.Duration, now time.Time) (Reason, string) {
+	e := s.earliest(now)
+	movable := func(r slottable.Reservation) bool {
+		q := s.leases[LeaseID(r.Lease)]
+		return q != nil && movableDeadline(q, e)
+	}
+	if _, ok := s.find(l, from, until, total, movable); ok {
+		return ReasonDeadline, "no room in its interval, even moving the accepted deadline leases there within their own deadlines"
+	}
+	return ReasonDeadlineInterval, "no room in its interval, even with the accepted deadline leases out of it"
 }
 
 func (s *Scheduler) accept(l *Lease, p placement, sp []stepSpec, now time.Time) {

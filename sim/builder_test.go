@@ -27,6 +27,7 @@ func (b *leaseBuilder) Mem(mb int64) *leaseBuilder            { b.r.Memory = mb;
 func (b *leaseBuilder) At(s float64) *leaseBuilder            { b.r.Arrival = sec(s); return b }
 func (b *leaseBuilder) For(s float64) *leaseBuilder           { b.r.Duration = sec(s); return b }
 func (b *leaseBuilder) Real(s float64) *leaseBuilder          { b.r.Real = sec(s); return b }
+func (b *leaseBuilder) Start(s float64) *leaseBuilder         { b.r.Start = sec(s); return b }
 func (b *leaseBuilder) Class(c scheduler.Class) *leaseBuilder { b.r.Class = c; return b }
 
 // AR makes it a local advance reservation starting at s.

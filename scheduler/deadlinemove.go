@@ -1,0 +1,224 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// Moving accepted deadline leases to make room (docs/models.md §1). A
+// deadline lease accepted at submission is planned at once, and its plan
+// is kept: queued leases give way to it, a later lease does not. But a
+// deadline lease that has not started may start anywhere between its
+// ready time and its deadline less its duration: that slack is room a new
+// lease may use. When a new fixed lease (deadline, advance reservation or
+// immediate) finds no room in its interval, moveDeadlines plans it again
+// together with the accepted deadline leases that have not started and
+// stand in its way, each within its own interval; only if no such plan
+// exists is the new lease refused (or, if local, does it preempt).
+//
+// Which leases move: those whose plans overlap the new lease's interval,
+// then those whose plans overlap the interval of one that moves, and so
+// on. Their plans are taken, and the search lays the whole set out again
+// in order of start (earliest deadline first among the leases it tries at
+// each step), each lease at its ready time or at a time something ends,
+// backtracking when a lease no longer fits before its deadline. Any
+// schedule of the set can be shifted left until each lease starts at its
+// ready time or when another one ends, so when nothing else is reserved
+// in their intervals (hosts alike, the leases' VMs a whole host each) the
+// search finds a schedule whenever there is one; it tries at most
+// maxMoveTries placements. If it finds none, every plan taken is put back
+// exactly as it was.
+
+// maxMoveTries bounds the placements the search for a re-plan tries
+// before it gives up.
+const maxMoveTries = 4096
+
+// mover is a lease the re-plan lays out: its steps, the interval its start
+// must fall in, and (once placed in the search) where it went.
+type mover struct {
+	l           *Lease
+	sp          []stepSpec
+	total       time.Duration
+	from, until time.Time // its start falls in [from, until]
+	old         []phase   // its plan before the re-plan (nil for the new lease)
+	p           placement
+	ids         []slottable.ResID
+	placed      bool
+}
+
+// deadlineOf is when the mover must end by.
+func (m *mover) deadlineOf() time.Time { return m.until.Add(m.total) }
+
+// movableDeadline reports whether l is an accepted deadline lease that has
+// not started, holds a plan that starts no earlier than e, and is not in
+// the queue: its plan may move within its own interval.
+func movableDeadline(l *Lease, e time.Time) bool {
+	return l.Req.Kind == Deadline && !l.queued && !l.hold && l.State == Scheduled && !l.entered &&
+		l.FirstStart.IsZero() && !l.Deadline.IsZero() && len(l.plan) > 0 && len(l.promise) == 0 &&
+		!l.plan[0].start.Before(e)
+}
+
+// moveDeadlines tries to plan fixed lease l (steps sp lasting total,
+// starting in [from, until]) by moving the accepted deadline leases that
+// have not started within their own intervals. It reports whether l got
+// a plan; if not, nothing changed. The leases moved get a history entry
+// (ReasonMovedForDeadline) saying where they went.
+func (s *Scheduler) moveDeadlines(l *Lease, from, until time.Time, total time.Duration, sp []stepSpec, now time.Time) bool {
+	ms := s.moversFor(&mover{l: l, sp: sp, total: total, from: from, until: until}, now)
+	if len(ms) == 1 {
+		return false
+	}
+	for _, m := range ms {
+		if m.l != l {
+			m.old = s.takePlan(m.l)
+		}
+	}
+	budget := maxMoveTries
+	found := s.layMovers(ms, time.Time{}, &budget)
+	for _, m := range ms { // the search's reservations; the plans are built below
+		for _, id := range m.ids {
+			_ = s.table.Remove(id)
+		}
+		m.ids = nil
+	}
+	if found && s.buildMovers(ms) {
+		for _, m := range ms {
+			if m.l != l && movedFrom(m.l, m.old) {
+				m.l.History = append(m.l.History, Event{At: now, State: m.l.State, Reason: ReasonMovedForDeadline,
+					Detail: fmt.Sprintf("moved from %s to %s, still ending by its deadline, to make room for lease %d",
+						FormatTime(m.old[0].start), FormatTime(m.l.PlannedStart()), l.ID)})
+			}
+		}
+		return true
+	}
+	for _, m := range ms {
+		if m.l != l {
+			// The table is as it was when the plan was taken: this
+			// succeeds (restorePlan logs it if not).
+			s.restorePlan(m.l, m.old)
+		}
+	}
+	return false
+}
+
+// moversFor is the new lease's mover followed by those of the movable
+// deadline leases in its way (see above), earliest deadline first.
+func (s *Scheduler) moversFor(first *mover, now time.Time) []*mover {
+	e := s.earliest(now)
+	ms := []*mover{first}
+	in := map[LeaseID]bool{first.l.ID: true}
+	for i := 0; i < len(ms); i++ {
+		for _, r := range s.table.Overlapping(ms[i].from, ms[i].deadlineOf()) {
+			q := s.leases[LeaseID(r.Lease)]
+			if q == nil || in[q.ID] || !movableDeadline(q, e) {
+				continue
+			}
+			in[q.ID] = true
+			sp, total := s.steps(q)
+			from := q.Ready
+			if from.Before(e) {
+				from = e
+			}
+			ms = append(ms, &mover{l: q, sp: sp, total: total, from: from, until: q.Deadline.Add(-total)})
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool {
+		a, b := ms[i].deadlineOf(), ms[j].deadlineOf()
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return ms[i].l.ID < ms[j].l.ID
+	})
+	return ms
+}
+
+// layMovers places the movers not yet placed, each starting no earlier
+// than last, in s.table (reservations only, not plans), and reports
+// whether all found a place; when not, it has placed none of them.
+func (s *Scheduler) layMovers(ms []*mover, last time.Time, budget *int) bool {
+	for _, m := range ms {
+		if !m.placed && m.until.Before(last) {
+			return false // it had to start before a lease already laid out
+		}
+	}
+	done := true
+	for _, m := range ms {
+		if m.placed {
+			continue
+		}
+		done = false
+		t := m.from
+		if t.Before(last) {
+			t = last
+		}
+		for !t.After(m.until) && *budget > 0 {
+			*budget--
+			if s.tryMover(m, t) {
+				if s.layMovers(ms, t, budget) {
+					return true
+				}
+				for _, id := range m.ids {
+					_ = s.table.Remove(id)
+				}
+				m.ids, m.placed = nil, false
+			}
+			next, ok := s.table.NextChangeAfter(t)
+			if !ok {
+				break
+			}
+			t = next
+		}
+	}
+	return done
+}
+
+// tryMover reserves m's steps starting exactly at t, if they fit.
+func (s *Scheduler) tryMover(m *mover, t time.Time) bool {
+	p, ok := s.find(m.l, t, t, m.total, nil)
+	if !ok {
+		return false
+	}
+	ids, ok := s.reserveSteps(m.l, p, m.sp)
+	if !ok {
+		return false
+	}
+	m.p, m.ids, m.placed = p, ids, true
+	return true
+}
+
+// buildMovers makes the placements the search found the movers' plans.
+// It reports false, having built none, if the table refused one (which
+// does not happen: the search reserved the same steps).
+func (s *Scheduler) buildMovers(ms []*mover) bool {
+	for i, m := range ms {
+		if err := s.build(m.l, m.p, m.sp); err != nil {
+			s.log.LeaseError(m.l.ID, "planning a moved deadline lease", err)
+			for _, b := range ms[:i] {
+				s.unplan(b.l)
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// movedFrom reports whether l's plan differs from old in its start or its
+// hosts.
+func movedFrom(l *Lease, old []phase) bool {
+	if len(old) == 0 || len(l.plan) == 0 || !old[0].start.Equal(l.plan[0].start) {
+		return true
+	}
+	a, b := old[0].hosts, l.plan[0].hosts
+	if len(a) != len(b) {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return true
+		}
+	}
+	return false
+}

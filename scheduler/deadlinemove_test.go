@@ -1,0 +1,152 @@
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bora-sched/bora/slottable"
+)
+
+// dl is an external deadline lease of vms one-core 1024 MB VMs arriving at
+// arrival, ready at ready, lasting d, ending by deadline (seconds).
+func dl(name string, vms int, arrival, ready, d, deadline float64) Request {
+	s := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	return Request{Name: name, Kind: Deadline, VMs: vms, CPU: 100, Memory: 1024, Arrival: s(arrival), Start: s(ready),
+		Duration: s(d), Deadline: s(deadline), Class: Migratable, Origin: External}
+}
+
+func planStart(t *testing.T, l *Lease) float64 {
+	t.Helper()
+	p := l.Plan()
+	if len(p) == 0 {
+		t.Fatalf("lease %d (%s) has no plan", l.ID, l.State)
+	}
+	return p[0].Start.Sub(t0).Seconds()
+}
+
+// Haizea's deadline1: lease 1 (4 hosts, ready 1800 s, 1800 s, deadline
+// 6300 s) is planned at 1800; lease 2 arrives at 900 for the same hosts
+// from 1800 with deadline 3600. 1 moves to [3600, 5400) and says so in
+// its history; 2 takes [1800, 3600).
+func TestMoveDeadlineForNewLease(t *testing.T) {
+	s := smallCluster(t, 4)
+	one, _ := s.Submit(t0, dl("1", 4, 0, 1800, 1800, 6300))
+	if got := planStart(t, one); got != 1800 {
+		t.Fatalf("1 planned at %v s, want 1800", got)
+	}
+	two, _ := s.Submit(at(900), dl("2", 4, 900, 1800, 1800, 3600))
+	if two.State != Scheduled {
+		t.Fatalf("2 is %s (%s: %s), want scheduled", two.State, two.Reason, two.Detail)
+	}
+	if a, b := planStart(t, two), planStart(t, one); a != 1800 || b != 3600 {
+		t.Errorf("2 at %v s, 1 at %v s; want 1800 and 3600", a, b)
+	}
+	last := one.History[len(one.History)-1]
+	if last.Reason != ReasonMovedForDeadline || !strings.Contains(last.Detail, "lease 2") {
+		t.Errorf("1's last history entry %+v, want %s naming lease 2", last, ReasonMovedForDeadline)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	acts := play(s, at(10000), nil)
+	want := []string{"+1800.000 start 2 [0 1 2 3]", "+1800.000 run 2 [0 1 2 3]", "+3600.000 start 1 [0 1 2 3]",
+		"+3600.000 run 1 [0 1 2 3]", "+3600.000 done 2 [0 1 2 3]", "+5400.000 done 1 [0 1 2 3]"}
+	if strings.Join(acts, "\n") != strings.Join(want, "\n") {
+		t.Errorf("actions:\n%s\nwant:\n%s", strings.Join(acts, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Moving one lease may need another moved that is not in the new lease's
+// way: on one host, A [900, 1800) (deadline 2700) and B [1800, 2700)
+// (deadline 3600); C needs [900, 1800) (deadline 1800). A moves to
+// [1800, 2700), so B moves to [2700, 3600).
+func TestMoveDeadlineChain(t *testing.T) {
+	s := smallCluster(t, 1)
+	a, _ := s.Submit(t0, dl("A", 1, 0, 900, 900, 2700))
+	b, _ := s.Submit(t0, dl("B", 1, 0, 1800, 900, 3600))
+	c, _ := s.Submit(t0, dl("C", 1, 0, 900, 900, 1800))
+	if c.State != Scheduled {
+		t.Fatalf("C is %s (%s: %s), want scheduled", c.State, c.Reason, c.Detail)
+	}
+	if x, y, z := planStart(t, c), planStart(t, a), planStart(t, b); x != 900 || y != 1800 || z != 2700 {
+		t.Errorf("C, A, B at %v, %v, %v s; want 900, 1800, 2700", x, y, z)
+	}
+}
+
+// The two refusals, and nothing moved when there is no re-plan.
+func TestDeadlineRefusalReasons(t *testing.T) {
+	t.Run("no re-plan", func(t *testing.T) {
+		// 1 has no slack ([1800, 3600) exactly); 2 would fit there alone.
+		s := smallCluster(t, 4)
+		one, _ := s.Submit(t0, dl("1", 4, 0, 1800, 1800, 3600))
+		hist := len(one.History)
+		two, _ := s.Submit(at(900), dl("2", 4, 900, 1800, 1800, 3600))
+		if two.State != Rejected || two.Reason != ReasonDeadline {
+			t.Errorf("2 is %s (%s), want rejected: %s", two.State, two.Reason, ReasonDeadline)
+		}
+		if got := planStart(t, one); got != 1800 || len(one.History) != hist || one.State != Scheduled {
+			t.Errorf("1 at %v s, %d history entries (had %d), %s: want it untouched", got, len(one.History), hist, one.State)
+		}
+		if err := s.Check(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("interval full", func(t *testing.T) {
+		// A local AR holds the four hosts over [1800, 3600): nothing moves.
+		s := smallCluster(t, 4)
+		s.Submit(t0, Request{Kind: AdvanceReservation, Start: 1800 * time.Second, Duration: 1800 * time.Second,
+			VMs: 4, CPU: 100, Memory: 1024, Class: NonPreemptable, Origin: Local})
+		two, _ := s.Submit(at(900), dl("2", 4, 900, 1800, 1800, 3600))
+		if two.State != Rejected || two.Reason != ReasonDeadlineInterval || !strings.Contains(two.Detail, "no room") {
+			t.Errorf("2 is %s (%s: %s), want rejected: %s, no room", two.State, two.Reason, two.Detail, ReasonDeadlineInterval)
+		}
+	})
+	t.Run("too short", func(t *testing.T) {
+		// Nothing may start in the first 30 min: [1800, 3600) ends after
+		// the deadline 3000 s.
+		s := smallCluster(t, 1)
+		s.cfg.NonSchedulable = 1800 * time.Second
+		l, _ := s.Submit(t0, dl("S", 1, 0, 0, 1800, 3000))
+		if l.State != Rejected || l.Reason != ReasonDeadlineInterval || !strings.Contains(l.Detail, "duration") {
+			t.Errorf("S is %s (%s: %s), want rejected: %s, its duration", l.State, l.Reason, l.Detail, ReasonDeadlineInterval)
+		}
+	})
+}
+
+// BenchmarkSubmitMovingDeadlines times one Submit of a deadline lease that
+// fits only by moving n accepted deadline leases: on 4 hosts, n leases of
+// 4 VMs for 15 min, ready at 15 min with deadlines far ahead, are planned
+// back to back from 15 min; the new one (ready at 15 min, deadline
+// 30 min) needs the first slot, so every one of them moves 15 min later
+// (they are in one chain). A fresh scheduler is built (not timed) for
+// each iteration.
+func BenchmarkSubmitMovingDeadlines(b *testing.B) {
+	for _, n := range []int{4, 16, 64} {
+		b.Run(fmt.Sprintf("moved=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				tb := slottable.New()
+				for h := 0; h < 4; h++ {
+					if _, err := tb.AddHost(fmt.Sprintf("h%d", h), slottable.Resources{100, 1024}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				s, err := New(DefaultConfig(), tb, t0, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for k := 0; k < n; k++ {
+					s.Submit(t0, dl(fmt.Sprint(k), 4, 0, 900, 900, float64(900*(n+2))))
+				}
+				b.StartTimer()
+				l, _ := s.Submit(t0, dl("new", 4, 0, 900, 900, 1800))
+				if l.State != Scheduled {
+					b.Fatalf("new lease is %s (%s), want scheduled", l.State, l.Reason)
+				}
+			}
+		})
+	}
+}
