@@ -93,7 +93,7 @@ func (s *Scheduler) candidates(preemptor *Lease, at, end time.Time) []*victim {
 			continue
 		}
 		running, notBegun := l.preemptionState()
-		if !running && !notBegun || notBegun && s.starved(l, at) {
+		if !running && !notBegun || notBegun && s.starved(l, s.now) {
 			continue // a starved lease's reservation stays (starve.go)
 		}
 		out = append(out, s.candidate(l, running))
