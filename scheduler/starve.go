@@ -8,9 +8,10 @@ import (
 // starved reports whether queued lease l has waited MaxHeadDelay or
 // longer under aggressive backfilling (docs/models.md §3, starvation
 // bound): since it was submitted if it never started, else since it was
-// last suspended. Such a lease may always hold a reservation, is planned
-// before the other queued leases (after the deadline-bound ones), and its
-// reservation, once it has one, is no longer dropped when an advance
+// last suspended. Such a lease is planned before the other queued leases
+// (after the deadline-bound ones), so that it is the head that holds one
+// of the MaxReservations reservations, and that reservation is no longer
+// dropped when an advance
 // reservation or deadline lease is accepted (unplanQueue) nor taken by
 // preemption (candidates): later requests are placed around it, or
 // rejected when they cannot be.

@@ -234,7 +234,7 @@ func (s *Scheduler) replanPass(now time.Time) {
 		if old != nil {
 			was = old[0].start
 		}
-		planned := s.planQueued(l, now, held < allowed || old != nil || s.starved(l, now), was)
+		planned := s.planQueued(l, now, held < allowed || old != nil, was)
 		if old != nil && (!planned || l.PlannedStart().After(old[0].start)) {
 			s.unplan(l)
 			planned = s.restorePlan(l, old)
