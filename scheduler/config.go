@@ -43,12 +43,12 @@ type Config struct {
 	// suspend+resume overhead there. 0 disables starting in short gaps.
 	// Haizea: scheduling-threshold-factor.
 	ThresholdFactor float64 `yaml:"scheduling_threshold_factor"`
-	// FuturePartialRuns lets a queued lease that holds a reservation, may
-	// be suspended and cannot get a whole-length window soon be planned to
-	// run in an earlier gap that starts later than now, suspended before the
-	// gap ends (docs/models.md §3). It applies only when short runs are on
-	// (ThresholdFactor > 0), with the same minimum useful run. Default
-	// true. Haizea does this for every suspendable best-effort lease.
+	// FuturePartialRuns lets a queued lease that holds a reservation under
+	// aggressive backfilling, may be suspended and cannot get a whole-length
+	// window soon be planned to run in an earlier gap that starts later than
+	// now, suspended before the gap ends (docs/models.md §3). It applies
+	// only when short runs are on (ThresholdFactor > 0), with the same
+	// minimum useful run. Default true.
 	FuturePartialRuns bool `yaml:"future_partial_runs"`
 	// MaxHeadDelay is the starvation bound of aggressive backfilling: a
 	// queued lease that has waited this long (since its submission, or its

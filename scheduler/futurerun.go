@@ -11,12 +11,14 @@ import "time"
 // it is back in the queue, suspended (Haizea's best-effort scheduling "in
 // the future", docs/models.md §3). The resumption and the suspension are
 // reserved like the run, from the overhead model. A lease gets one only
-// when short runs are on (ThresholdFactor > 0), FuturePartialRuns is set,
-// it may be suspended and it is not bound to a deadline. The minimum
+// under aggressive backfilling (one of the MaxReservations leases that
+// hold a reservation), when short runs are on (ThresholdFactor > 0) and
+// FuturePartialRuns is set, if it may be suspended and is not bound to a
+// deadline. The minimum
 // useful run is what a short run needs: ThresholdFactor times the
 // overheads it costs (starting or resuming, and suspending).
 func (s *Scheduler) futureRun(l *Lease, from time.Time, sp []stepSpec, full placement, fullOK bool) (placement, []stepSpec, bool) {
-	if !s.cfg.FuturePartialRuns || !s.mayRunShort(l) || l.Req.Kind == Deadline {
+	if !s.cfg.FuturePartialRuns || s.cfg.Backfilling != BackfillAggressive || !s.mayRunShort(l) || l.Req.Kind == Deadline {
 		return placement{}, nil, false
 	}
 	suspend := s.cfg.Overheads.Suspend(l.mems())
