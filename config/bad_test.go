@@ -25,6 +25,7 @@ func TestBadFiles(t *testing.T) {
 		"not-a-number":       `3: daemon.speed: "fast" is not a number`,
 		"backfilling":        `2: scheduler.backfilling: unknown value "sideways" (want conservative, aggressive, none)`,
 		"overheads-negative": `5: scheduler.overheads.pause: must not be negative, got -1s`,
+		"max-head-delay":     `3: scheduler.max_head_delay: must not be negative, got -1h0m0s`,
 		"preemption-policy":  `4: scheduler.preemption.policy: unknown policy "FOO" (want NOP, MOV, MLIP or MOML)`,
 		"cluster-hosts":      `3: cluster.hosts: need at least 1, got 0`,
 		"energy-watts":       `2: energy.idle_watts: must be finite and not negative, got -5`,

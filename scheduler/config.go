@@ -43,6 +43,20 @@ type Config struct {
 	// suspend+resume overhead there. 0 disables starting in short gaps.
 	// Haizea: scheduling-threshold-factor.
 	ThresholdFactor float64 `yaml:"scheduling_threshold_factor"`
+	// FuturePartialRuns lets a queued lease that holds a reservation under
+	// aggressive backfilling, may be suspended and cannot get a whole-length
+	// window soon be planned to run in an earlier gap that starts later than
+	// now, suspended before the gap ends (docs/models.md §3). It applies
+	// only when short runs are on (ThresholdFactor > 0), with the same
+	// minimum useful run. Default true.
+	FuturePartialRuns bool `yaml:"future_partial_runs"`
+	// MaxHeadDelay is the starvation bound of aggressive backfilling: a
+	// queued lease that has waited this long (since its submission, or its
+	// last suspension) holds a reservation that later advance reservations
+	// and deadline leases no longer push back or preempt: they are placed
+	// around it or rejected (docs/models.md §3). 0 disables it. Default
+	// 12h.
+	MaxHeadDelay time.Duration `yaml:"max_head_delay"`
 	// NonSchedulable is the time after now in which nothing new may be
 	// scheduled to start (immediate leases excepted). Haizea:
 	// non-schedulable-interval.
@@ -71,6 +85,9 @@ func DefaultConfig() Config {
 		Exclusion:       ExclusionLocal,
 		Migration:       MigrationYes,
 		Overheads:       DefaultOverheads(),
+
+		FuturePartialRuns: true,
+		MaxHeadDelay:      12 * time.Hour,
 	}
 }
 
@@ -103,6 +120,8 @@ func (c Config) Validate() error {
 		return fieldErr("scheduling_threshold_factor", "must not be negative, got %g", c.ThresholdFactor)
 	case c.NonSchedulable < 0:
 		return fieldErr("non_schedulable_interval", "must not be negative, got %s", c.NonSchedulable)
+	case c.MaxHeadDelay < 0:
+		return fieldErr("max_head_delay", "must not be negative, got %s", c.MaxHeadDelay)
 	case c.WakeUp < 0:
 		return fieldErr("wakeup_interval", "must not be negative, got %s", c.WakeUp)
 	}

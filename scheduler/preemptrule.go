@@ -93,8 +93,8 @@ func (s *Scheduler) candidates(preemptor *Lease, at, end time.Time) []*victim {
 			continue
 		}
 		running, notBegun := l.preemptionState()
-		if !running && !notBegun {
-			continue
+		if !running && !notBegun || notBegun && s.starved(l, s.now) {
+			continue // a starved lease's reservation stays (starve.go)
 		}
 		out = append(out, s.candidate(l, running))
 	}

@@ -15,10 +15,24 @@ import (
 // suspending), so that leases do not thrash. It returns the placement and
 // the steps to reserve.
 func (s *Scheduler) shortRun(l *Lease, from time.Time, sp []stepSpec) (placement, []stepSpec, bool) {
-	f := s.cfg.ThresholdFactor
-	if f <= 0 || !s.rule.Preemptable(l) || !s.suspendable(l) {
+	if !s.mayRunShort(l) {
 		return placement{}, nil, false
 	}
+	return s.partialAt(l, from, sp)
+}
+
+// mayRunShort reports whether lease l may be planned to run for part of
+// its time and be suspended: it may be suspended, and short runs are on
+// (ThresholdFactor > 0).
+func (s *Scheduler) mayRunShort(l *Lease) bool {
+	return s.cfg.ThresholdFactor > 0 && s.rule.Preemptable(l) && s.suspendable(l)
+}
+
+// partialAt plans lease l to start at from and run in the longest gap it
+// has there, suspended at the gap's end, when that run is at least
+// ThresholdFactor times its overheads and shorter than its remaining time.
+func (s *Scheduler) partialAt(l *Lease, from time.Time, sp []stepSpec) (placement, []stepSpec, bool) {
+	f := s.cfg.ThresholdFactor
 	suspend := s.cfg.Overheads.Suspend(l.mems())
 	gap, ok := s.longestGap(l, from, prefixOf(sp)+l.Remaining+suspend)
 	if !ok {

@@ -148,6 +148,11 @@ func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool, was tim
 		// Perhaps it can run for part of its time.
 		if short, sp2, ok2 := s.shortRun(l, from, sp); ok2 {
 			p, sp, ok = short, sp2, true
+		} else if mayReserve {
+			// Or for part of its time in a gap before its whole time fits.
+			if fut, sp2, ok2 := s.futureRun(l, from, sp, p, ok); ok2 {
+				p, sp, ok = fut, sp2, true
+			}
 		}
 	}
 	if !ok {
@@ -212,7 +217,7 @@ func (s *Scheduler) replan(now time.Time) {
 // replanPass plans the queue once, in passOrder.
 func (s *Scheduler) replanPass(now time.Time) {
 	held, allowed := 0, s.cfg.reservationsAllowed()
-	for _, id := range s.passOrder() {
+	for _, id := range s.starvedFirst(s.passOrder(), now) {
 		l := s.leases[id]
 		if l.entered || !l.queued {
 			continue
@@ -364,7 +369,7 @@ func (s *Scheduler) accept(l *Lease, p placement, sp []stepSpec, now time.Time) 
 func (s *Scheduler) unplanQueue() {
 	for _, id := range s.queue {
 		l := s.leases[id]
-		if l.State == Scheduled && !l.entered && !deadlineBound(l) {
+		if l.State == Scheduled && !l.entered && !deadlineBound(l) && !s.starved(l, s.now) {
 			s.unplan(l)
 		}
 	}
