@@ -18,16 +18,17 @@ import (
 func TestBadFiles(t *testing.T) {
 	want := map[string]string{
 		// yaml.v3 reports the mapping that the mis-indented line 3 breaks.
-		"syntax":             `2: (document): did not find expected key`,
-		"duplicate-section":  `5: daemon: key written twice (first at line 1)`,
-		"duplicate-key":      `5: hosts[0].cpu: key written twice (first at line 3)`,
-		"unknown-key":        `3: daemon.stroe: unknown key (known here: clock, log_format, log_level, op_retries, op_timeout, shutdown_grace, shutdown_timeout, speed, start, store, strict_restore)`,
-		"not-a-number":       `3: daemon.speed: "fast" is not a number`,
-		"backfilling":        `2: scheduler.backfilling: unknown value "sideways" (want conservative, aggressive, none)`,
-		"overheads-negative": `5: scheduler.overheads.pause: must not be negative, got -1s`,
-		"preemption-policy":  `4: scheduler.preemption.policy: unknown policy "FOO" (want NOP, MOV, MLIP or MOML)`,
-		"cluster-hosts":      `3: cluster.hosts: need at least 1, got 0`,
-		"energy-watts":       `2: energy.idle_watts: must be finite and not negative, got -5`,
+		"syntax":              `2: (document): did not find expected key`,
+		"duplicate-section":   `5: daemon: key written twice (first at line 1)`,
+		"duplicate-key":       `5: hosts[0].cpu: key written twice (first at line 3)`,
+		"unknown-key":         `3: daemon.stroe: unknown key (known here: clock, log_format, log_level, op_retries, op_timeout, shutdown_grace, shutdown_timeout, speed, start, store, strict_restore)`,
+		"not-a-number":        `3: daemon.speed: "fast" is not a number`,
+		"backfilling":         `2: scheduler.backfilling: unknown value "sideways" (want conservative, aggressive, none)`,
+		"overheads-negative":  `5: scheduler.overheads.pause: must not be negative, got -1s`,
+		"preemption-policy":   `4: scheduler.preemption.policy: unknown policy "FOO" (want NOP, MOV, MLIP or MOML)`,
+		"immediate-boot-wait": `3: scheduler.immediate_boot_wait: must not be negative, got -30s`,
+		"cluster-hosts":       `3: cluster.hosts: need at least 1, got 0`,
+		"energy-watts":        `2: energy.idle_watts: must be finite and not negative, got -5`,
 		// The HR row is left out: the line is its mapping's, rules.
 		"energy-fuzzy": `4: energy.fuzzy.rules.HR: missing row`,
 		"energy-tick":  `2: energy.tick: must be positive`,

@@ -316,6 +316,10 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		s.accept(l, p, sp, now)
 		return
 	}
+	if l.Req.Kind == Immediate {
+		s.placeImmediate(l, total, sp, now) // bootwait.go
+		return
+	}
 	if !s.rule.Preempts(l) {
 		r := ReasonNoCapacity
 		if l.Req.Kind == Deadline {
