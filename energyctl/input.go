@@ -152,23 +152,31 @@ func (c *Controller) hostsFor(vms int, cpu, memory int64) int {
 // start even with every preemptable lease gone that can be preempted by
 // then (not begun, or with the time to suspend it), the hosts it lacks are
 // switched on as well, to be on at its start (counted in Stats.Guarded).
-// Only hosts free over the lease's interval (fit) are switched on.
+// Only hosts free over the lease's interval (fit) are switched on. An
+// immediate lease that may wait for a boot (scheduler.immediate_boot_wait
+// at least the boot time) is counted at the end of the boots switched on
+// now, when it would start on the hosts the policy switched on for it,
+// not at now, when they are still off.
 func (c *Controller) guard(now time.Time, req scheduler.Request, start time.Time, fit func(slottable.HostID) bool) {
 	s := c.s
 	o := s.Config().Overheads
-	end := start.Add(req.Duration + o.Enactment + o.Shutdown)
+	ready := start
+	if boot, _ := s.PowerTimes(); req.Kind == scheduler.Immediate && boot > 0 && boot <= s.Config().ImmediateBootWait {
+		ready = now.Add(boot)
+	}
+	end := ready.Add(req.Duration + o.Enactment + o.Shutdown)
 	per := slottable.Resources{req.CPU, req.Memory}
 	for len(per) < s.Table().Dims() {
 		per = append(per, 0)
 	}
-	lead := start.Sub(now)
+	lead := ready.Sub(now)
 	ignore := func(r slottable.Reservation) bool {
 		l := s.Lease(r.Lease)
 		return l != nil && s.MayBePreemptedWithin(l, lead)
 	}
 	room := 0
 	for h := 0; h < s.Table().NumHosts() && room < req.VMs; h++ {
-		room += s.Table().FitCount(slottable.HostID(h), start, end, per, ignore)
+		room += s.Table().FitCount(slottable.HostID(h), ready, end, per, ignore)
 	}
 	if room >= req.VMs {
 		return
