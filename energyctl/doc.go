@@ -23,6 +23,8 @@
 //   - A local lease is never refused for want of hosts switched on: when
 //     the policy's decision leaves it short even counting what preemption
 //     can free in time, the hosts it lacks are switched on too (Guarded).
+//     An immediate lease is counted at the end of the boots switched on
+//     for it, which it waits for (scheduler.immediate_boot_wait).
 //   - A tick does not switch hosts on again for a request it switched
 //     hosts on for while they boot.
 //   - Consolidation (PEMP, f > 1) empties hosts holding leases, fewest
