@@ -20,6 +20,7 @@ func TestOneFieldErrorType(t *testing.T) {
 		{"scheduler", func(c *Config) { c.Scheduler.Overheads.SuspendRate = -1 }, "scheduler.overheads.suspend_rate"},
 		{"energy", func(c *Config) { c.Energy.WaitingFactor = 0 }, "energy.waiting_factor"},
 		{"energy power model", func(c *Config) { c.Energy.Boot = -time.Second }, "energy.boot"},
+		{"scheduler boot wait", func(c *Config) { c.Scheduler.ImmediateBootWait = -time.Second }, "scheduler.immediate_boot_wait"},
 		{"cluster", func(c *Config) { c.Cluster.Hosts = 0 }, "cluster.hosts"},
 	}
 	for _, tc := range cases {

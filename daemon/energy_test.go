@@ -490,3 +490,38 @@ func TestEnergyAdminOffAfterFailure(t *testing.T) {
 		t.Errorf("h1 off, still showing %q", hs[1].PowerError)
 	}
 }
+
+// TestEnergyImmediateWaitsForBoot: under GESP both idle hosts go off; an
+// immediate local lease of two VMs has them switched on through the
+// power driver (local need 2 - on 0 - booting 0 = 2) and waits for
+// their boot (scheduler.immediate_boot_wait, 5 minutes by default):
+// accepted at once, it starts two minutes after its submission, when the
+// hosts are on (before: rejected, no-capacity).
+func TestEnergyImmediateWaitsForBoot(t *testing.T) {
+	c := energyConfig(t.TempDir(), 2)
+	d := start(t, c)
+	waitHosts(t, d, "off", allPower("off"))
+	l, err := d.CreateLease(context.Background(), admin, api.LeaseRequest{Name: "now", VMs: 2, Duration: "30m",
+		Start: "now", Class: "non-preemptable"})
+	if err != nil || l.State != "scheduled" || l.Kind != "immediate" {
+		t.Fatalf("immediate lease: %+v, %v; want scheduled", l, err)
+	}
+	if len(events(l, "waits-for-boot")) != 1 {
+		t.Errorf("history %s: want a waits-for-boot event", states(l))
+	}
+	waitHosts(t, d, "booting or on", func(hs []api.Host) bool {
+		for _, h := range hs {
+			if h.Power != "booting" && h.Power != "on" {
+				return false
+			}
+		}
+		return true
+	})
+	l = waitFor(t, d, l.ID, "running", func(l api.Lease) bool { return l.State == "running" || l.State == "done" })
+	if l.Start == nil || !l.Start.Equal(l.Submitted.Add(2*time.Minute)) {
+		t.Errorf("started at %v, want 2m after its submission at %v", l.Start, l.Submitted)
+	}
+	if len(l.Hosts) != 2 {
+		t.Errorf("hosts %v, want both", l.Hosts)
+	}
+}

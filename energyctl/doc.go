@@ -23,6 +23,10 @@
 //   - A local lease is never refused for want of hosts switched on: when
 //     the policy's decision leaves it short even counting what preemption
 //     can free in time, the hosts it lacks are switched on too (Guarded).
+//     An immediate lease, which may wait for a boot
+//     (scheduler.immediate_boot_wait), is counted now and at the end of
+//     each boot planned within that wait; when none has the room, at
+//     least one host is switched on, so that it has a boot to wait for.
 //   - A tick does not switch hosts on again for a request it switched
 //     hosts on for while they boot.
 //   - Consolidation (PEMP, f > 1) empties hosts holding leases, fewest

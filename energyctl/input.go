@@ -1,6 +1,7 @@
 package energyctl
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -153,29 +154,67 @@ func (c *Controller) hostsFor(vms int, cpu, memory int64) int {
 // then (not begun, or with the time to suspend it), the hosts it lacks are
 // switched on as well, to be on at its start (counted in Stats.Guarded).
 // Only hosts free over the lease's interval (fit) are switched on.
+//
+// An immediate lease that may wait for a boot (scheduler.immediate_boot_wait
+// at least the boot time) is tried by the scheduler now and at the end of
+// every boot planned within that tolerance (scheduler/bootwait.go): the
+// guard is satisfied if one of those starts has the room, and otherwise
+// switches on what the room lacks when the hosts it switches on now are
+// on, at least one host (the end of its boot is then a start the
+// scheduler tries).
 func (c *Controller) guard(now time.Time, req scheduler.Request, start time.Time, fit func(slottable.HostID) bool) {
 	s := c.s
+	starts, ready := []time.Time{start}, start
+	if boot, _ := s.PowerTimes(); req.Kind == scheduler.Immediate && boot > 0 && boot <= s.Config().ImmediateBootWait {
+		ready = now.Add(boot)
+		starts = append(starts, c.bootEnds(now, now.Add(s.Config().ImmediateBootWait))...)
+	}
+	for _, t := range starts {
+		if c.room(now, req, t) >= req.VMs {
+			return
+		}
+	}
+	// At least one: the end of its boot is a start the scheduler tries
+	// (an immediate lease whose room is there only once leases end).
+	room := c.room(now, req, ready)
+	perHost := max(1, req.VMs/c.hostsFor(req.VMs, req.CPU, req.Memory))
+	k := max(1, (req.VMs-room+perHost-1)/perHost)
+	c.stats.Guarded += c.switchOn(now, k, start, fit)
+}
+
+// room counts the VMs of req the hosts can hold from t (up to req.VMs),
+// with every preemptable lease gone that can be preempted by then.
+func (c *Controller) room(now time.Time, req scheduler.Request, t time.Time) int {
+	s := c.s
 	o := s.Config().Overheads
-	end := start.Add(req.Duration + o.Enactment + o.Shutdown)
+	end := t.Add(req.Duration + o.Enactment + o.Shutdown)
 	per := slottable.Resources{req.CPU, req.Memory}
 	for len(per) < s.Table().Dims() {
 		per = append(per, 0)
 	}
-	lead := start.Sub(now)
+	lead := t.Sub(now)
 	ignore := func(r slottable.Reservation) bool {
 		l := s.Lease(r.Lease)
 		return l != nil && s.MayBePreemptedWithin(l, lead)
 	}
 	room := 0
 	for h := 0; h < s.Table().NumHosts() && room < req.VMs; h++ {
-		room += s.Table().FitCount(slottable.HostID(h), start, end, per, ignore)
+		room += s.Table().FitCount(slottable.HostID(h), t, end, per, ignore)
 	}
-	if room >= req.VMs {
-		return
+	return room
+}
+
+// bootEnds lists the distinct ends of the boots planned after now and by
+// limit, ascending.
+func (c *Controller) bootEnds(now, limit time.Time) []time.Time {
+	var out []time.Time
+	for h := 0; h < c.s.Table().NumHosts(); h++ {
+		if _, on, ok := c.s.BootPlanned(slottable.HostID(h)); ok && on.After(now) && !on.After(limit) {
+			out = append(out, on)
+		}
 	}
-	perHost := max(1, req.VMs/c.hostsFor(req.VMs, req.CPU, req.Memory))
-	k := (req.VMs - room + perHost - 1) / perHost
-	c.stats.Guarded += c.switchOn(now, k, start, fit)
+	slices.SortFunc(out, func(a, b time.Time) int { return a.Compare(b) })
+	return slices.CompactFunc(out, time.Time.Equal)
 }
 
 // memories lists the memory of each VM of l.

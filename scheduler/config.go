@@ -67,6 +67,11 @@ type Config struct {
 	// Overheads is the overhead model, with Haizea's shutdown-time,
 	// enactment-overhead, override-suspend-time and override-resume-time.
 	Overheads Overheads `yaml:"overheads"`
+	// ImmediateBootWait is how long an immediate lease may wait for hosts
+	// being switched on (docs/models.md §5): one that does not fit now
+	// without preempting starts at the end of a planned boot within this
+	// tolerance, if it fits there. 0: it never waits.
+	ImmediateBootWait time.Duration `yaml:"immediate_boot_wait"`
 	// CheckInvariants makes the slot table refuse any over-commitment as it
 	// happens (the scheduler panics: it is a bug), and walks the whole table
 	// and every plan with Check every 512 decisions.
@@ -88,8 +93,15 @@ func DefaultConfig() Config {
 
 		FuturePartialRuns: true,
 		MaxHeadDelay:      12 * time.Hour,
+		ImmediateBootWait: DefaultImmediateBootWait,
 	}
 }
+
+// DefaultImmediateBootWait is scheduler.immediate_boot_wait's default: 5
+// minutes, the default boot time (2 minutes, energy.boot) after the
+// default shutdown (1 minute, energy.shutdown) of a host caught shutting
+// down, with 2 minutes to spare for a slower boot.
+const DefaultImmediateBootWait = 5 * time.Minute
 
 // Validate reports the first setting that cannot be used, naming it.
 func (c Config) Validate() error {
@@ -124,6 +136,8 @@ func (c Config) Validate() error {
 		return fieldErr("max_head_delay", "must not be negative, got %s", c.MaxHeadDelay)
 	case c.WakeUp < 0:
 		return fieldErr("wakeup_interval", "must not be negative, got %s", c.WakeUp)
+	case c.ImmediateBootWait < 0:
+		return fieldErr("immediate_boot_wait", "must not be negative, got %s", c.ImmediateBootWait)
 	}
 	return nil
 }

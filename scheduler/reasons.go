@@ -21,6 +21,14 @@ const (
 	ReasonCancelledByUser  Reason = "cancelled-by-user"    // cancelled through the API
 	ReasonDeadlineMissed   Reason = "deadline-missed"      // resumed too late to end before the deadline
 	ReasonEnactmentFailure Reason = "enactment-failed"     // the driver reported a failure
+	// ReasonBootWaitTooLong: an immediate lease that would fit only once
+	// hosts being switched on are on, later than
+	// scheduler.immediate_boot_wait allows (bootwait.go).
+	ReasonBootWaitTooLong Reason = "boot-wait-too-long"
+	// ReasonWaitsForBoot is noted in the history of an immediate lease
+	// that starts at the end of a boot, within
+	// scheduler.immediate_boot_wait (bootwait.go).
+	ReasonWaitsForBoot Reason = "waits-for-boot"
 )
 
 // The two cases of a deadline lease refused at submission (submit.go,

@@ -327,6 +327,10 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		l.setState(now, Scheduled, "", "")
 		return
 	}
+	if l.Req.Kind == Immediate {
+		s.placeImmediate(l, total, sp, now) // bootwait.go
+		return
+	}
 	if !s.rule.Preempts(l) {
 		r, detail := ReasonNoCapacity, "no room in its interval"
 		if l.Req.Kind == Deadline {
