@@ -1,0 +1,39 @@
+package workgen
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func containsWord(err error, w string) bool { return err != nil && strings.Contains(err.Error(), w) }
+
+// Every model: the same seed gives the same workload, another seed
+// another one.
+func TestDeterminism(t *testing.T) {
+	for _, m := range Models() {
+		t.Run(m, func(t *testing.T) {
+			a, err := Generate(m, 42, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := Generate(m, 42, nil)
+			c, _ := Generate(m, 43, nil)
+			if !reflect.DeepEqual(a, b) {
+				t.Error("seed 42 twice: different workloads")
+			}
+			a.Seed, c.Seed = 0, 0
+			if reflect.DeepEqual(a.Requests, c.Requests) {
+				t.Error("seeds 42 and 43: the same requests")
+			}
+		})
+	}
+}
+
+func TestUnknownModel(t *testing.T) {
+	_, err := Generate("lublin98", 1, nil)
+	if !errors.Is(err, ErrUnknownModel) || !containsWord(err, "lublin98") {
+		t.Errorf("error %v, want ErrUnknownModel naming lublin98", err)
+	}
+}
