@@ -14,12 +14,12 @@ func containsWord(err error, w string) bool { return err != nil && strings.Conta
 func TestDeterminism(t *testing.T) {
 	for _, m := range Models() {
 		t.Run(m, func(t *testing.T) {
-			a, err := Generate(m, 42, nil)
+			a, err := Generate(m, 42, testParams(m))
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _ := Generate(m, 42, nil)
-			c, _ := Generate(m, 43, nil)
+			b, _ := Generate(m, 42, testParams(m))
+			c, _ := Generate(m, 43, testParams(m))
 			if !reflect.DeepEqual(a, b) {
 				t.Error("seed 42 twice: different workloads")
 			}
@@ -36,4 +36,12 @@ func TestUnknownModel(t *testing.T) {
 	if !errors.Is(err, ErrUnknownModel) || !containsWord(err, "lublin98") {
 		t.Errorf("error %v, want ErrUnknownModel naming lublin98", err)
 	}
+}
+
+// testParams are the parameters a model needs to run from this directory.
+func testParams(model string) map[string]string {
+	if model == "local-grid" {
+		return map[string]string{"trace": sdsc}
+	}
+	return nil
 }
