@@ -40,8 +40,11 @@ func TestUnknownModel(t *testing.T) {
 
 // testParams are the parameters a model needs to run from this directory.
 func testParams(model string) map[string]string {
-	if model == "local-grid" {
+	switch model {
+	case "local-grid":
 		return map[string]string{"trace": sdsc}
+	case "gwa-bot", "das2":
+		return map[string]string{"days": "0.1"}
 	}
 	return nil
 }

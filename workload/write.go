@@ -17,8 +17,7 @@ import (
 // was written; ReadSWF reads back what SWF can carry.
 
 // boraLeaseOut is one lease as written, fields in the order of
-// docs/formats.md §5; times and lengths are whole seconds when they are,
-// else Go durations.
+// docs/formats.md §5; times and lengths in seconds.
 type boraLeaseOut struct {
 	Name         string `json:"name"`
 	User         string `json:"user,omitempty"`
@@ -48,13 +47,19 @@ func (n number) MarshalJSON() ([]byte, error) {
 	return json.Marshal(string(n))
 }
 
-// timeText writes a time or length: "3600" for whole seconds, else a Go
-// duration ("1.5s"), both of which the readers take.
+// timeText writes a time or length in seconds: "3600", or "1.5" when it
+// is not a whole number of seconds (exact to the nanosecond: the readers
+// take it back unchanged for times below 2^53 ns, 104 days).
 func timeText(d time.Duration) number {
-	if d%time.Second == 0 {
-		return number(strconv.FormatInt(int64(d/time.Second), 10))
+	sec, frac := d/time.Second, d%time.Second
+	if frac == 0 {
+		return number(strconv.FormatInt(int64(sec), 10))
 	}
-	return number(d.String())
+	sign := ""
+	if d < 0 {
+		sign, sec, frac = "-", -sec, -frac
+	}
+	return number(strings.TrimRight(fmt.Sprintf("%s%d.%09d", sign, sec, frac), "0"))
 }
 
 func leaseOut(r scheduler.Request) boraLeaseOut {

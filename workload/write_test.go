@@ -23,6 +23,8 @@ func writeCases() []scheduler.Request {
 			Real: 90 * time.Minute, VMs: 16, CPU: 250, Memory: 2048, Class: scheduler.Suspendable, Origin: scheduler.External},
 		{Name: "be-later", Arrival: time.Minute, Kind: scheduler.BestEffort, Start: time.Hour, Duration: time.Hour,
 			VMs: 2, CPU: 100, Memory: 1024, Class: scheduler.Cancellable, Origin: scheduler.External},
+		{Name: "ms", Arrival: 86400*time.Second + 1234567891, Kind: scheduler.BestEffort, Duration: 90*time.Second + 1,
+			VMs: 1, CPU: 100, Memory: 1024, Class: scheduler.Cancellable, Origin: scheduler.External},
 		{Name: "dl", Arrival: 10 * time.Second, Kind: scheduler.Deadline, Duration: time.Hour, Deadline: 4 * time.Hour,
 			VMs: 8, CPU: 0, Memory: 0, Class: scheduler.Migratable, Origin: scheduler.External},
 	}
@@ -84,12 +86,12 @@ func TestWriteSWFRoundTrip(t *testing.T) {
 	}
 	// Names: "1" stays, the others get their index. Arrival 1.5 s rounds
 	// to 2 s. Real = requested unless given (be: 90 min of 3 h).
-	wantNames := []string{"1", "2", "3", "4", "5"}
-	wantArrival := []time.Duration{0, 90 * time.Second, 2 * time.Second, time.Minute, 10 * time.Second}
+	wantNames := []string{"1", "2", "3", "4", "5", "6"}
+	wantArrival := []time.Duration{0, 90 * time.Second, 2 * time.Second, time.Minute, 86401 * time.Second, 10 * time.Second}
 	for i, g := range got.Requests {
 		r := reqs[i]
-		if g.Name != wantNames[i] || g.Arrival != wantArrival[i] || g.VMs != r.VMs || g.Duration != r.Duration ||
-			g.RealDuration() != r.RealDuration() || g.Kind != scheduler.BestEffort || g.CPU != 100 || g.Memory != 1024 {
+		if g.Name != wantNames[i] || g.Arrival != wantArrival[i] || g.VMs != r.VMs || g.Duration != r.Duration.Round(time.Second) ||
+			g.RealDuration() != r.RealDuration().Round(time.Second) || g.Kind != scheduler.BestEffort || g.CPU != 100 || g.Memory != 1024 {
 			t.Errorf("job %d read back as %+v, from %+v", i+1, g, r)
 		}
 	}
