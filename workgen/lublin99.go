@@ -292,13 +292,13 @@ var externalClasses = []scheduler.Class{scheduler.Cancellable, scheduler.Suspend
 // externalLease makes req an external lease of class c: a best-effort
 // lease when c can be cancelled or suspended, else a deadline lease due
 // at arrival + ratio x duration (docs/models.md §1: the deadline-bound
-// classes). The deadline is rounded up to the second.
+// classes). The deadline is rounded up to the millisecond.
 func externalLease(req *scheduler.Request, c scheduler.Class, ratio float64) {
 	req.Origin, req.Class = scheduler.External, c
 	req.Kind = scheduler.BestEffort
 	if c == scheduler.Migratable || c == scheduler.NonPreemptable {
 		req.Kind = scheduler.Deadline
-		req.Deadline = req.Arrival + time.Duration(math.Ceil(ratio*req.Duration.Seconds()))*time.Second
+		req.Deadline = req.Arrival + time.Duration(math.Ceil(ratio*float64(req.Duration)/1e6))*time.Millisecond
 	}
 }
 

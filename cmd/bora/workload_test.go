@@ -82,3 +82,22 @@ func TestWorkloadModels(t *testing.T) {
 		t.Errorf("--list printed %q, want the models' list", l.stdout)
 	}
 }
+
+// A multi-cluster model writes a directory: gateway.json and one file a
+// cluster; it cannot go to standard output.
+func TestWorkloadGenerateDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "das2")
+	r := runLocal("workload", "generate", "das2", "--param", "days=0.05", "-o", dir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, f := range []string{"gateway.json", "C64.json", "C128.json", "C256.json"} {
+		tr, err := workload.ReadFile(filepath.Join(dir, f), workload.DefaultOptions())
+		if err != nil || len(tr.Requests) == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if r := runLocal("workload", "generate", "gwa-bot"); r.code != exitUsage || !strings.Contains(r.stderr, "give a directory") {
+		t.Errorf("gwa-bot to stdout: exit %d, %q", r.code, r.stderr)
+	}
+}
