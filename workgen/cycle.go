@@ -18,20 +18,12 @@ type dailyCycle struct {
 
 const cycleSlots = 48 // half-hour slots of a day
 
-// newDailyCycle weights slot s (00:00 + s x 30 min) by the mass that a
-// gamma density of the given shape and scale (in slots) puts on [s, s+1),
-// integrated numerically and normalised over the day.
-func newDailyCycle(shape, scale float64) dailyCycle {
-	w := make([]float64, cycleSlots)
+// newCycle is the cycle whose half-hour slot s (00:00 + s x 30 min)
+// receives the share w[s] / sum(w) of a day's arrivals.
+func newCycle(w []float64) dailyCycle {
 	total := 0.0
-	const steps = 64
-	for s := range w {
-		for i := 0; i < steps; i++ {
-			x := float64(s) + (float64(i)+0.5)/steps
-			w[s] += gammaPDF(x, shape, scale) / steps
-		}
-		w[s] = max(w[s], 1e-9) // no slot entirely empty
-		total += w[s]
+	for _, x := range w {
+		total += x
 	}
 	c := dailyCycle{cum: make([]float64, cycleSlots+1)}
 	for s := range w {
@@ -55,7 +47,10 @@ func (c dailyCycle) wall(op float64) float64 {
 	for s < cycleSlots-1 && c.cum[s+1] <= f {
 		s++
 	}
-	within := (f - c.cum[s]) / (c.cum[s+1] - c.cum[s])
+	within := 0.0
+	if w := c.cum[s+1] - c.cum[s]; w > 0 {
+		within = (f - c.cum[s]) / w
+	}
 	return days*d + (float64(s)+within)*d/cycleSlots
 }
 

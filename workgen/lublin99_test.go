@@ -10,8 +10,9 @@ import (
 	"github.com/bora-sched/bora/scheduler"
 )
 
-// lublin99 over 100k requests: size, run time and inter-arrival against
-// the model's exact moments, and the source's setup.
+// lublin99 over 100k requests: size and run time against the model's
+// exact moments; each type's arrival stream, in operational time (before
+// the daily cycle), against e^Y's; the merged stream's mean inter-arrival.
 func TestLublinMoments(t *testing.T) {
 	params := map[string]string{"requests": strconv.Itoa(draws), "days": "466.67"} // 3,000 per 14 days
 	w, err := Generate("lublin99", 7, params)
@@ -22,34 +23,83 @@ func TestLublinMoments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sizes, durs, ia := make([]float64, 0, draws), make([]float64, 0, draws), make([]float64, 0, draws)
-	cycle := newDailyCycle(lublinANUM, lublinBNUM)
-	prev := 0.0
+	// Size and run time by type (the jobs' User), each against its type's
+	// exact moments: the mix of types varies from run to run with the
+	// arrival streams, so the whole sample is checked type by type.
+	var sizes, durs [2][]float64
 	for _, r := range w.Requests {
-		sizes = append(sizes, float64(r.VMs))
-		durs = append(durs, r.Duration.Seconds())
-		op := cycle.op(r.Arrival.Seconds())
-		ia = append(ia, op-prev)
-		prev = op
+		i := 1
+		if r.User == "batch" {
+			i = 0
+		}
+		sizes[i] = append(sizes[i], float64(r.VMs))
+		durs[i] = append(durs[i], r.Duration.Seconds())
 	}
-	size := pmfRaw(s.sizePMF())
-	// The setup's targets: mean 4 VMs, mean 2 h.
-	if math.Abs(size.mean()-4) > 1e-6 {
-		t.Errorf("model mean size %v, want 4", size.mean())
+	for i, typ := range lublinTypes {
+		checkMoments(t, typ.name+" size", sizes[i], pmfRaw(s.sizes[i].pmf()))
+		checkMoments(t, typ.name+" duration", durs[i], s.typeRunMoments(i, s.runScale))
 	}
-	checkMoments(t, "size", sizes, size)
-	dur := raw(s.runMoments(s.scale))
-	if math.Abs(dur.mean()-7200) > 1e-3 {
-		t.Errorf("model mean run time %v s, want 7200", dur.mean())
+	// The setup's targets, over the model's mix: mean 4 VMs, mean 2 h.
+	if m, _ := pmfMoments(s.sizePMF()); math.Abs(m-4) > 1e-6 {
+		t.Errorf("model mean size %v, want 4", m)
 	}
-	checkMoments(t, "duration", durs, dur)
-	// Inter-arrivals, mapped back to operational time, are gamma with
-	// shape 0.5 and mean 14 days / 3,000 = 403.2 s: variance
-	// 403.2^2 / 0.5. Arrivals are rounded to the second, which adds
-	// less than 1/6 s^2 to the variance.
-	k, theta := 0.5, 403.2/0.5
-	checkMoments(t, "inter-arrival", ia, raw{0, k * theta, k * (k + 1) * theta * theta,
-		k * (k + 1) * (k + 2) * theta * theta * theta, k * (k + 1) * (k + 2) * (k + 3) * theta * theta * theta * theta})
+	if m := s.runMoments(s.runScale)[1]; math.Abs(m-7200) > 1e-6 {
+		t.Errorf("model mean run time %v s, want 7200", m)
+	}
+	// The number of batch jobs: a renewal count over the span T has the
+	// mean T/mu and the sd cv sqrt(T/mu).
+	mb := raw(truncExpGamma(lublinTypes[0].aarr*lublinTypes[0].arar, lublinTypes[0].barr, lublinMaxLogArrive))
+	muB, cvB := s.arrScale*mb.mean(), math.Sqrt(mb.variance())/mb.mean()
+	span := w.Requests[len(w.Requests)-1].Arrival.Seconds()
+	if want, sd := span/muB, cvB*math.Sqrt(span/muB); math.Abs(float64(len(sizes[0]))-want) > 3*sd {
+		t.Errorf("%d batch jobs, want %.0f ± 3 x %.0f", len(sizes[0]), want, sd)
+	}
+	// Each stream: gaps scale x e^Y, Y ~ Gamma(AARR x ARAR, BARR) below 13.
+	r := newRand("test", 8)
+	for i, typ := range lublinTypes {
+		var st lublinStream
+		gaps := make([]float64, draws)
+		for k := range gaps {
+			gaps[k] = s.advance(r, i, &st)
+		}
+		m := raw(truncExpGamma(typ.aarr*typ.arar, typ.barr, lublinMaxLogArrive))
+		for k := 1; k <= 4; k++ {
+			m[k] *= math.Pow(s.arrScale, float64(k))
+		}
+		checkMoments(t, typ.name+" inter-arrival", gaps, m)
+	}
+	// Merged: 100k arrivals over about 466.67 days, a mean of 403.2 s.
+	// The sum of the gaps of a stream of cv c has the sd c mean sqrt(n);
+	// the batch stream's c (the larger) bounds it.
+	cv := cvB
+	if got := span / draws; math.Abs(got-403.2) > 3*cv*403.2/math.Sqrt(draws) {
+		t.Errorf("mean inter-arrival %.1f s, want 403.2 ± %.1f", got, 3*cv*403.2/math.Sqrt(draws))
+	}
+}
+
+// The daily cycle maps operational time to wall time and back, whole
+// days onto whole days, and puts the arrivals' peak in the afternoon.
+func TestLublinCycle(t *testing.T) {
+	c := newLublinCycle(lublinTypes[1].anum, lublinTypes[1].bnum)
+	for _, op := range []float64{0, 100, 43200, 86399, 86400, 3.5 * 86400} {
+		if back := c.op(c.wall(op)); math.Abs(back-op) > 1e-6 {
+			t.Errorf("op(wall(%v)) = %v", op, back)
+		}
+	}
+	if w := c.wall(86400 * 2); w != 86400*2 {
+		t.Errorf("wall(2 days) = %v", w)
+	}
+	// The busiest slot: the mode of Gamma(8.9186, 3.668) is 29.05,
+	// bucket i = 29 is slot 28: 14:00-14:30.
+	best, bestW := 0, 0.0
+	for s := range cycleSlots {
+		if w := c.cum[s+1] - c.cum[s]; w > bestW {
+			best, bestW = s, w
+		}
+	}
+	if best != 28 {
+		t.Errorf("busiest slot %d, want 28 (14:00)", best)
+	}
 }
 
 // The default workload: 3,000 requests, 1,000 of them local and
@@ -107,10 +157,22 @@ func TestLublinSetup(t *testing.T) {
 			t.Errorf("%d %s requests, want 500 ± 58", n, c)
 		}
 	}
-	// The span: 14 days on average; the gamma inter-arrivals (cv 1.41)
-	// make the sum of 3,000 vary by 14 d x 1.41 / sqrt(3000) = 0.36 d.
-	if d := last.Hours() / 24; d < 12.9 || d > 15.1 {
-		t.Errorf("last arrival after %.2f days, want 14 ± 1.1", d)
+	// The span: 14 days on average. The log-gamma inter-arrivals are
+	// heavy-tailed: n arrivals take the time T with n = N_b(T) + N_i(T),
+	// each renewal count of variance T cv^2 / mu, so T has the sd
+	// sqrt(sum T cv^2 / mu) / sum(1/mu) (about 2 days here).
+	s, _ := readLublin(w.Params)
+	T := 14 * 86400.0
+	var varN, rate float64
+	for _, typ := range lublinTypes {
+		m := raw(truncExpGamma(typ.aarr*typ.arar, typ.barr, lublinMaxLogArrive))
+		mu, cv := s.arrScale*m.mean(), math.Sqrt(m.variance())/m.mean()
+		varN += T * cv * cv / mu
+		rate += 1 / mu
+	}
+	sd := math.Sqrt(varN) / rate / 86400
+	if d := last.Hours() / 24; math.Abs(d-14) > 3*sd {
+		t.Errorf("last arrival after %.2f days, want 14 ± 3 x %.2f", d, sd)
 	}
 }
 
@@ -145,6 +207,7 @@ func TestLublinBadParams(t *testing.T) {
 		{map[string]string{"requests": "ten"}, "requests", ErrBadParam},
 		{map[string]string{"requests": "0"}, "requests", ErrBadParam},
 		{map[string]string{"mean_vms": "40"}, "mean_vms", ErrBadParam}, // above 32 hosts
+		{map[string]string{"hosts": "2"}, "hosts", ErrBadParam},
 		{map[string]string{"local_share": "1.5"}, "local_share", ErrBadParam},
 		{map[string]string{"local_notice": "soon"}, "local_notice", ErrBadParam},
 		{map[string]string{"deadline_ratio_max": "1.5"}, "deadline_ratio_max", ErrBadParam},
