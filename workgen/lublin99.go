@@ -34,11 +34,11 @@ import (
 //     midnight; the next job is of the type whose stream comes first.
 //
 // Scaling to the source's setup (docs/workloads.md §1 says why): UHI is
-// log2(hosts) for batch jobs and 1.5 less for interactive ones (the code:
-// 7 and 5.5 for 128 nodes); UMED keeps the code's distance below UHI (2
-// and 2.5) plus one shift, solved so that the mean size is mean_vms; run
-// times and rush-hour inter-arrivals are multiplied by the factors that
-// give mean_duration and days/requests.
+// log2(hosts) for both types (the code has 7 and 5.5 for 128 nodes; 1.5
+// below log2(32) the model cannot reach a mean of 4 VMs); UMED keeps the
+// code's distance below UHI (2 and 2.5) plus one shift, solved so that the
+// mean size is mean_vms; run times and rush-hour inter-arrivals are
+// multiplied by the factors that give mean_duration and days/requests.
 type lublinType struct {
 	name                         string
 	serial, pow2, ulow, uprob    float64 // SERIAL_PROB, POW2_PROB, ULOW, UPROB
@@ -50,10 +50,10 @@ type lublinType struct {
 // The code's two parameter sets; index 0 is batch, 1 interactive, the
 // order in which the code starts the two arrival streams.
 var lublinTypes = [2]lublinType{
-	{name: "batch", serial: 0.2927, pow2: 0.6686, ulow: 1.2, uprob: 0.875, uhiBelow: 0, umedBelow: 2, // UHI 7, UMED 5
+	{name: "batch", serial: 0.2927, pow2: 0.6686, ulow: 1.2, uprob: 0.875, umedBelow: 2, // the code: UHI 7, UMED 5
 		a1: 6.57, b1: 0.823, a2: 639.1, b2: 0.0156, pa: -0.003, pb: 0.6986,
 		aarr: 6.0415, barr: 0.8531, anum: 6.1271, bnum: 5.2740, arar: 1.0519},
-	{name: "interactive", serial: 0.1541, pow2: 0.625, ulow: 1, uprob: 0.705, uhiBelow: 0, umedBelow: 2.5, // UHI 5.5, UMED 3
+	{name: "interactive", serial: 0.1541, pow2: 0.625, ulow: 1, uprob: 0.705, umedBelow: 2.5, // the code: UHI 5.5, UMED 3
 		a1: 3.8351, b1: 0.6605, a2: 7.073, b2: 0.6856, pa: -0.0118, pb: 0.9156,
 		aarr: 6.5510, barr: 0.6621, anum: 8.9186, bnum: 3.6680, arar: 0.9797},
 }
@@ -139,7 +139,7 @@ func readLublin(v values) (lublinSetup, error) {
 
 // sizeDist is one type's size distribution with UMED shifted by delta.
 func (s *lublinSetup) sizeDist(t lublinType, delta float64) logUniform2 {
-	uhi := math.Log2(float64(s.hosts)) - t.uhiBelow
+	uhi := math.Log2(float64(s.hosts))
 	umed := min(max(uhi-t.umedBelow+delta, t.ulow), uhi)
 	return logUniform2{Low: t.ulow, Med: umed, High: uhi, Q: t.uprob,
 		POne: t.serial, PPow2: t.pow2, RoundPow2: true, Cap: s.hosts}
