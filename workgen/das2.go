@@ -93,7 +93,7 @@ func readDAS2(v values) (das2Setup, error) {
 	names := []string{"alpha_e", "alpha_c64", "alpha_c128", "alpha_c256"}
 	for i, st := range append([]das2Stream{s.ext}, s.local[:]...) {
 		if m, _ := weibullMoments(st.alpha, st.beta); s.span/m > maxRequests {
-			return s, fmt.Errorf("%s=%q: more than %d requests in %g days: %w", names[i], v[names[i]], maxRequests, days, ErrBadParam)
+			return s, fmt.Errorf("%s=%q with days=%q: more than %d requests: %w", names[i], v[names[i]], v["days"], maxRequests, ErrBadParam)
 		}
 	}
 	return s, nil

@@ -135,7 +135,16 @@ func (d logUniform2) pmf() map[int]float64 {
 	p := map[int]float64{}
 	p[d.cap(1)] += d.POne
 	stage := func(a, b, w float64) {
-		if b <= a || w == 0 {
+		if w == 0 {
+			return
+		}
+		if b <= a { // a stage of no width: r = a
+			n := math.Ceil(a)
+			if d.RoundPow2 {
+				n = math.Round(a)
+			}
+			p[d.cap(int(math.Exp2(n)))] += w * d.PPow2
+			p[d.cap(max(1, int(math.Round(math.Exp2(a)))))] += w * (1 - d.POne - d.PPow2)
 			return
 		}
 		// power of two: 2^ceil(r) (or 2^round(r)) is constant between

@@ -86,16 +86,16 @@ func readGWABot(v values) (gwaSetup, error) {
 	s.class, s.moldable = scheduler.Class(class), moldable == "true"
 	s.local = [3]bagStream{{alphaL + 1, betaL, mL - 1}, {alphaL, betaL, mL}, {alphaL - 1, betaL, mL + 1}}
 	if s.span/weibullMean(s.ext) > maxRequests {
-		return s, fmt.Errorf("alpha_e=%q: more than %d requests in %g days: %w", v["alpha_e"], maxRequests, days, ErrBadParam)
+		return s, fmt.Errorf("alpha_e=%q with days=%q: more than %d requests: %w", v["alpha_e"], v["days"], maxRequests, ErrBadParam)
 	}
 	if s.span/weibullMean(s.local[2]) > maxRequests {
-		return s, fmt.Errorf("alpha_l=%q: more than %d requests in %g days: %w", v["alpha_l"], maxRequests, days, ErrBadParam)
+		return s, fmt.Errorf("alpha_l=%q with days=%q: more than %d requests: %w", v["alpha_l"], v["days"], maxRequests, ErrBadParam)
 	}
 	return s, nil
 }
 
 // maxRequests bounds the expected size of one stream.
-const maxRequests = 10_000_000
+const maxRequests = 2_000_000
 
 func weibullMean(b bagStream) float64 { m, _ := weibullMoments(b.alpha, b.beta); return m }
 

@@ -104,7 +104,7 @@ func readLublin(v values) (lublinSetup, error) {
 	var meanDur time.Duration
 	get(func() (e error) { s.requests, e = v.int("requests", 1, maxRequests); return })
 	get(func() (e error) { days, e = v.float("days", 0.001, 36500); return })
-	get(func() (e error) { s.hosts, e = v.int("hosts", 4, 1<<20); return })
+	get(func() (e error) { s.hosts, e = v.int("hosts", 4, 4096); return })
 	get(func() (e error) { s.meanVMs, e = v.float("mean_vms", 1, 1<<20); return })
 	get(func() (e error) { meanDur, e = v.duration("mean_duration", time.Second, 365*day); return })
 	get(func() (e error) { s.localShare, e = v.float("local_share", 0, 1); return })

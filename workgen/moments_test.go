@@ -128,6 +128,8 @@ func TestLogUniform2(t *testing.T) {
 		{"das2 C64", logUniform2{Low: 0.8, Med: 2.5, High: 6, Q: 0.9, POne: 0.3, PPow2: 0.6, Cap: 64}},
 		{"das2 grid m=3.5", logUniform2{Low: 0.8, Med: 3.5, High: 6, Q: 0.9, POne: 0.2, PPow2: 0.5, Cap: 64}},
 		{"lublin round, cap 32", logUniform2{Low: 0.8, Med: 2.5, High: 5, Q: 0.86, POne: 0.244, PPow2: 0.576, RoundPow2: true, Cap: 32}},
+		// a first stage of no width: r = 0.8 with probability 0.9
+		{"das2 grid m=0.8", logUniform2{Low: 0.8, Med: 0.8, High: 6, Q: 0.9, POne: 0.2, PPow2: 0.5, Cap: 256}},
 	}
 	for _, c := range cases {
 		p := c.d.pmf()
