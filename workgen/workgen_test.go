@@ -1,10 +1,14 @@
 package workgen
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/workload"
 )
 
 func containsWord(err error, w string) bool { return err != nil && strings.Contains(err.Error(), w) }
@@ -22,6 +26,9 @@ func TestDeterminism(t *testing.T) {
 			c, _ := Generate(m, 43, testParams(m))
 			if !reflect.DeepEqual(a, b) {
 				t.Error("seed 42 twice: different workloads")
+			}
+			if ab, bb := written(t, a), written(t, b); !bytes.Equal(ab, bb) {
+				t.Error("seed 42 twice: different bytes")
 			}
 			a.Seed, c.Seed = 0, 0
 			if reflect.DeepEqual(a.Requests, c.Requests) {
@@ -47,4 +54,21 @@ func testParams(model string) map[string]string {
 		return map[string]string{"days": "0.1"}
 	}
 	return nil
+}
+
+// written is a workload as the writers write it: every request of the
+// gateway and of each cluster, in JSON.
+func written(t *testing.T, w *Workload) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	all := [][]scheduler.Request{w.Requests}
+	for _, c := range w.Clusters {
+		all = append(all, c.Requests)
+	}
+	for _, reqs := range all {
+		if err := workload.WriteJSON(&b, reqs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Bytes()
 }
