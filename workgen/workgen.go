@@ -38,6 +38,7 @@ type Cluster struct {
 	Hosts      int
 	HostCPU    int64 // per host, hundredths of a core
 	HostMemory int64 // per host, MB
+	MIPS       int   // speed of a host, when the model gives one (das2, gwa-bot)
 	Requests   []scheduler.Request
 }
 
