@@ -20,6 +20,7 @@ import (
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/scheduler/preempt"
 	"github.com/bora-sched/bora/sim"
+	"github.com/bora-sched/bora/simconfig"
 	"github.com/bora-sched/bora/workload"
 )
 
@@ -230,7 +231,7 @@ func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.C
 	if err := c.Validate(); err != nil {
 		return sim.Config{}, usageError{err}
 	}
-	ec, err := simEnergy(cfg.Energy, strings.ToLower(en))
+	ec, err := simconfig.Energy(cfg.Energy, strings.ToLower(en))
 	if err != nil {
 		return sim.Config{}, usageError{err}
 	}
@@ -246,23 +247,6 @@ func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.C
 		o[k] = v
 	}
 	return sim.Config{Cluster: cfg.Cluster, Scheduler: c, Options: o, Energy: ec}, nil
-}
-
-// simEnergy is the simulator's energy configuration from the energy
-// section, for policy (empty: the configured one).
-func simEnergy(e config.Energy, policy string) (sim.EnergyConfig, error) {
-	if policy == "" {
-		policy = e.Policy
-	}
-	p, err := e.Params()
-	if err != nil {
-		return sim.EnergyConfig{}, err
-	}
-	next, err := e.Cron()
-	if err != nil {
-		return sim.EnergyConfig{}, err
-	}
-	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, Next: next, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals}, nil
 }
 
 // runName is a run's column: the preemption policy, with the backfilling

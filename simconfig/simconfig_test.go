@@ -1,4 +1,4 @@
-package main
+package simconfig
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 // TestSimEnergy: the energy section becomes the simulator's energy
 // configuration: the configured policy unless the sweep names one, the
 // parameters, the power model and the cron of energy.schedule.
-func TestSimEnergy(t *testing.T) {
+func TestEnergy(t *testing.T) {
 	c, err := config.Parse([]byte(`energy:
   policy: pemp
   waiting_factor: 4
@@ -23,7 +23,7 @@ func TestSimEnergy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := simEnergy(c.Energy, "")
+	sc, err := Energy(c.Energy, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestSimEnergy(t *testing.T) {
 	if got := sc.Next(time.Date(2030, 1, 1, 10, 3, 20, 0, time.UTC)).Format("15:04"); got != "10:10" {
 		t.Errorf("next tick %s, want 10:10", got)
 	}
-	if sc, err := simEnergy(c.Energy, "gesp"); err != nil || sc.Policy != "gesp" {
+	if sc, err := Energy(c.Energy, "gesp"); err != nil || sc.Policy != "gesp" {
 		t.Errorf("a swept policy: %q, %v; want gesp", sc.Policy, err)
 	}
 }

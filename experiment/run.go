@@ -1,0 +1,343 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/report"
+	"github.com/bora-sched/bora/sim"
+	"github.com/bora-sched/bora/simconfig"
+	"github.com/bora-sched/bora/workgen"
+)
+
+// Options are how an experiment is run, as opposed to what it measures.
+type Options struct {
+	// Base returns the configuration every run starts from (a new value
+	// each call, since runs change it in parallel); nil: config.Default.
+	Base func() (config.Config, error)
+	// Workers is how many simulations run at once; 0: one per core.
+	Workers int
+	// Progress, when set, is called after each simulation with the runs
+	// done and the total (from the workers' goroutines, one at a time).
+	Progress func(done, total int)
+}
+
+// Result holds every sample of an experiment and their summaries. The
+// indices are [point][policy][metric], point i being Spec.Vary.Values[i],
+// and Samples' last index the seed (Seeds[k]).
+type Result struct {
+	Spec    *Spec
+	Seeds   []uint64
+	Samples [][][][]float64
+	Summary [][][]Summary
+	// Paired is [point][metric]: the differences Compare[0] - Compare[1]
+	// seed by seed; nil without Compare.
+	Paired [][]Summary
+	Runs   int // simulations run
+}
+
+// Run runs every (point, seed) workload under every policy, in parallel,
+// and summarises the metrics. The numbers depend only on the spec and
+// the base configuration, not on the order the runs finish in.
+func Run(ctx context.Context, s *Spec, o Options) (*Result, error) {
+	if o.Base == nil {
+		o.Base = func() (config.Config, error) { return config.Default(), nil }
+	}
+	// Refuse a bad key or value before any simulation starts.
+	for p := range s.Vary.Values {
+		for q := range s.Policies {
+			if _, err := s.runConfig(o.Base, p, q, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	np, nq, nm := len(s.Vary.Values), len(s.Policies), len(s.Metrics)
+	r := &Result{Spec: s}
+	for k := range s.Seeds {
+		r.Seeds = append(r.Seeds, s.FirstSeed+uint64(k))
+	}
+	r.Samples = make([][][][]float64, np)
+	for p := range r.Samples {
+		r.Samples[p] = make([][][]float64, nq)
+		for q := range r.Samples[p] {
+			r.Samples[p][q] = make([][]float64, nm)
+			for m := range r.Samples[p][q] {
+				r.Samples[p][q][m] = make([]float64, s.Seeds)
+			}
+		}
+	}
+	type job struct{ p, k int }
+	jobs := make(chan job)
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		done     atomic.Int64
+	)
+	total := np * s.Seeds * nq
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if err := r.runJob(ctx, s, o.Base, j.p, j.k); err != nil {
+					fail(err)
+					continue
+				}
+				n := int(done.Add(int64(nq)))
+				if o.Progress != nil {
+					mu.Lock()
+					o.Progress(n, total)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for p := range np {
+		for k := range s.Seeds {
+			select {
+			case jobs <- job{p, k}:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.Runs = total
+	r.summarise()
+	return r, nil
+}
+
+// runJob generates point p's workload for seed k and runs every policy
+// on it.
+func (r *Result) runJob(ctx context.Context, s *Spec, base func() (config.Config, error), p, k int) error {
+	w, err := s.generate(p, r.Seeds[k])
+	if err != nil {
+		return err
+	}
+	for q := range s.Policies {
+		sc, err := s.runConfig(base, p, q, w)
+		if err != nil {
+			return err
+		}
+		rep, err := sim.RunContext(ctx, sc, w.Requests)
+		if err != nil {
+			return fmt.Errorf("%s=%s, seed %d, policy %s: %w", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], s.Policies[q].Name, err)
+		}
+		vals := metricValues(rep.Metrics)
+		for m, name := range s.Metrics {
+			v, ok := vals[name]
+			if !ok {
+				return fmt.Errorf("policy %s: metric %s: the run did not measure it (energy_kwh and violation_rate need energy.policy)", s.Policies[q].Name, name)
+			}
+			r.Samples[p][q][m][k] = v
+		}
+	}
+	return nil
+}
+
+// generate draws point p's workload for seed.
+func (s *Spec) generate(p int, seed uint64) (*workgen.Workload, error) {
+	params := map[string]string{}
+	for k, v := range s.Params {
+		params[k] = v
+	}
+	if s.isModelParam() {
+		params[s.Vary.Param] = s.Vary.Values[p]
+	}
+	w, err := workgen.Generate(s.Model, seed, params)
+	if err != nil {
+		path := "params"
+		if s.isModelParam() {
+			path = fmt.Sprintf("vary.values[%d]", p)
+		}
+		return nil, &SpecError{File: s.file, Line: s.lineOf(path), Path: path, Msg: err.Error()}
+	}
+	return w, nil
+}
+
+func (s *Spec) isModelParam() bool {
+	ps, _ := workgen.Params(s.Model)
+	return slices.ContainsFunc(ps, func(q workgen.Param) bool { return q.Name == s.Vary.Param })
+}
+
+// runConfig is the simulator's configuration for point p and policy q:
+// the base, the workload's cluster (w may be nil when only checking), the
+// experiment's config keys, the swept value, the policy's keys.
+func (s *Spec) runConfig(base func() (config.Config, error), p, q int, w *workgen.Workload) (sim.Config, error) {
+	cfg, err := base()
+	if err != nil {
+		return sim.Config{}, err
+	}
+	if w != nil && w.Hosts > 0 {
+		cfg.Cluster.Hosts, cfg.Cluster.CPU, cfg.Cluster.Memory = w.Hosts, w.HostCPU, w.HostMemory
+	}
+	set := func(path, key, value string) error {
+		if err := cfg.Set(key, value); err != nil {
+			return &SpecError{File: s.file, Line: s.lineOf(path), Path: path, Msg: err.Error()}
+		}
+		return nil
+	}
+	for _, k := range sortedKeys(s.Config) {
+		if err := set("config."+k, k, s.Config[k]); err != nil {
+			return sim.Config{}, err
+		}
+	}
+	if !s.isModelParam() {
+		key := s.Vary.Param
+		if key == varyHosts {
+			key = "cluster.hosts"
+		}
+		if err := set(fmt.Sprintf("vary.values[%d]", p), key, s.Vary.Values[p]); err != nil {
+			return sim.Config{}, err
+		}
+	}
+	pol := s.Policies[q]
+	for _, k := range sortedKeys(pol.Set) {
+		if err := set(fmt.Sprintf("policies[%d].set.%s", q, k), k, pol.Set[k]); err != nil {
+			return sim.Config{}, err
+		}
+	}
+	sc, err := simconfig.Run(cfg)
+	if err != nil {
+		path := fmt.Sprintf("policies[%d]", q)
+		return sim.Config{}, &SpecError{File: s.file, Line: s.lineOf(path), Path: path, Msg: err.Error()}
+	}
+	if err := sc.Cluster.Validate(); err != nil {
+		return sim.Config{}, &SpecError{File: s.file, Path: "cluster", Msg: err.Error()}
+	}
+	sc.Name = pol.Name
+	sc.Trace = fmt.Sprintf("%s %s=%s", s.Model, s.Vary.Param, s.Vary.Values[p])
+	return sc, nil
+}
+
+// summarise fills Summary and Paired from the samples.
+func (r *Result) summarise() {
+	s := r.Spec
+	r.Summary = make([][][]Summary, len(r.Samples))
+	for p := range r.Samples {
+		r.Summary[p] = make([][]Summary, len(s.Policies))
+		for q := range r.Samples[p] {
+			r.Summary[p][q] = make([]Summary, len(s.Metrics))
+			for m := range s.Metrics {
+				r.Summary[p][q][m] = Summarize(r.Samples[p][q][m])
+			}
+		}
+	}
+	if len(s.Compare) != 2 {
+		return
+	}
+	a, b := s.policyIndex(s.Compare[0]), s.policyIndex(s.Compare[1])
+	r.Paired = make([][]Summary, len(r.Samples))
+	for p := range r.Samples {
+		r.Paired[p] = make([]Summary, len(s.Metrics))
+		for m := range s.Metrics {
+			r.Paired[p][m] = Paired(r.Samples[p][a][m], r.Samples[p][b][m])
+		}
+	}
+}
+
+func (s *Spec) policyIndex(name string) int {
+	return slices.IndexFunc(s.Policies, func(p Policy) bool { return p.Name == name })
+}
+
+// MetricNames are the metrics an experiment can summarise: the numeric
+// fields of a simulation report's metrics, by their JSON names, except
+// the wall time (which would make results depend on the machine).
+func MetricNames() []string {
+	zero := 0.0
+	names := make([]string, 0, 20)
+	for k := range metricValues(report.Metrics{EnergyKWh: &zero, ViolationRate: &zero}) {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// metricValues are the numeric metrics of a report by JSON name (a
+// nil pointer, a metric the run did not model, is left out).
+func metricValues(m report.Metrics) map[string]float64 {
+	out := map[string]float64{}
+	v := reflect.ValueOf(m)
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer {
+			if f.IsNil() {
+				continue
+			}
+			f = f.Elem()
+		}
+		switch {
+		case name == "wall_s" || name == "" || name == "-":
+		case f.CanFloat():
+			out[name] = f.Float()
+		case f.CanInt():
+			out[name] = float64(f.Int())
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// lineOf is the line of a key path in the file, or of its nearest
+// enclosing key.
+func (s *Spec) lineOf(path string) int {
+	for p := path; p != ""; {
+		if l, ok := s.lines[p]; ok {
+			return l
+		}
+		i := lastSep(p)
+		if i < 0 {
+			return 0
+		}
+		p = p[:i]
+	}
+	return 0
+}
+
+func lastSep(p string) int {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '.' || p[i] == '[' {
+			return i
+		}
+	}
+	return -1
+}

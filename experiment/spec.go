@@ -1,0 +1,255 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bora-sched/bora/workgen"
+	"github.com/bora-sched/bora/yamlstrict"
+)
+
+// Spec is an experiment file (docs/experiments.md, "Experiment files").
+type Spec struct {
+	// Name names the experiment in its outputs; the file's base name by
+	// default.
+	Name string `yaml:"name"`
+	// Model is the workload generator (workgen.Models()) and Params its
+	// fixed parameters.
+	Model  string            `yaml:"model"`
+	Params map[string]string `yaml:"params"`
+	// Config sets bora configuration keys (dotted, as `bora simulate
+	// --set`) for every run: the cluster, the scheduler, the energy
+	// section.
+	Config map[string]string `yaml:"config"`
+	// Vary is the one parameter the experiment sweeps.
+	Vary Vary `yaml:"vary"`
+	// Policies are the configurations compared at every point, each on
+	// the same generated workloads (paired by seed).
+	Policies []Policy `yaml:"policies"`
+	// Seeds is the number of seeds per point, from FirstSeed on.
+	Seeds     int    `yaml:"seeds"`
+	FirstSeed uint64 `yaml:"first_seed"`
+	// Metrics are the report metrics to summarise, by their JSON names
+	// (local_rejection_rate, art_s, energy_kwh...).
+	Metrics []string `yaml:"metrics"`
+	// Compare names two policies, A and B: the paired difference A - B
+	// of every metric at every point, with its 95 % confidence interval.
+	Compare []string `yaml:"compare"`
+
+	file  string
+	lines map[string]int
+}
+
+// Vary is the swept parameter: a generator parameter (a name of the
+// model's), the number of hosts (hosts), or a configuration key (dotted).
+type Vary struct {
+	Param  string   `yaml:"param"`
+	Values []string `yaml:"values"`
+}
+
+// Policy is one configuration compared: a name and the configuration keys
+// it sets over the experiment's.
+type Policy struct {
+	Name string            `yaml:"name"`
+	Set  map[string]string `yaml:"set"`
+}
+
+// What the swept parameter is.
+const (
+	varyModel  = "model"
+	varyHosts  = "hosts"
+	varyConfig = "config"
+)
+
+// ErrSpec is wrapped by every error about an experiment file.
+var ErrSpec = errors.New("invalid experiment file")
+
+// SpecError is an error in an experiment file: the file, the line, the
+// key path and the problem.
+type SpecError struct {
+	File string
+	Line int
+	Path string
+	Msg  string
+}
+
+func (e *SpecError) Error() string {
+	at := e.File
+	if e.Line > 0 {
+		at += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Path == "" {
+		return at + ": " + e.Msg
+	}
+	return at + ": " + e.Path + ": " + e.Msg
+}
+
+// Unwrap returns ErrSpec.
+func (e *SpecError) Unwrap() error { return ErrSpec }
+
+// Load reads and checks an experiment file.
+func Load(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+// Parse reads and checks an experiment file's text; file names it in
+// errors.
+func Parse(data []byte, file string) (*Spec, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line, msg := yamlstrict.Syntax(err)
+		return nil, &SpecError{File: file, Line: line, Msg: msg}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, &SpecError{File: file, Msg: "empty file"}
+	}
+	lines, err := yamlstrict.Lines(doc.Content[0])
+	if err == nil {
+		s := &Spec{file: file, lines: lines}
+		if err = yamlstrict.Decode(doc.Content[0], s, ""); err == nil {
+			if s.Name == "" {
+				s.Name = baseName(file)
+			}
+			return s, s.check(file)
+		}
+	}
+	var se *yamlstrict.Error
+	if errors.As(err, &se) {
+		return nil, &SpecError{File: file, Line: se.Line, Path: se.Path, Msg: se.Err.Error()}
+	}
+	return nil, &SpecError{File: file, Msg: err.Error()}
+}
+
+func baseName(file string) string {
+	b := file[strings.LastIndex(file, "/")+1:]
+	if i := strings.LastIndex(b, "."); i > 0 {
+		b = b[:i]
+	}
+	return b
+}
+
+// check validates the decoded file: every error names its key and line.
+func (s *Spec) check(file string) error {
+	bad := func(path, format string, args ...any) error {
+		return &SpecError{File: file, Line: s.lineOf(path), Path: path, Msg: fmt.Sprintf(format, args...)}
+	}
+	params, err := workgen.Params(s.Model)
+	if err != nil {
+		return bad("model", "%v", err)
+	}
+	known := map[string]bool{}
+	for _, p := range params {
+		known[p.Name] = true
+	}
+	for k := range s.Params {
+		if !known[k] {
+			return bad("params."+k, "model %s has no parameter %q (it has %s)", s.Model, k, paramNames(params))
+		}
+	}
+	for k := range s.Config {
+		if !strings.Contains(k, ".") {
+			return bad("config."+k, "want a dotted configuration key such as scheduler.backfilling")
+		}
+	}
+	switch kind := s.varyKind(known); {
+	case s.Vary.Param == "":
+		return bad("vary.param", "missing: name the parameter to sweep")
+	case kind == "":
+		return bad("vary.param", "%q is neither a parameter of model %s (%s), hosts, nor a dotted configuration key",
+			s.Vary.Param, s.Model, paramNames(params))
+	case len(s.Vary.Values) == 0:
+		return bad("vary.values", "missing: list the values to sweep")
+	case kind == varyModel && s.Params[s.Vary.Param] != "":
+		return bad("params."+s.Vary.Param, "the swept parameter is also fixed here")
+	case kind == varyHosts:
+		for i, v := range s.Vary.Values {
+			if n, err := strconv.Atoi(v); err != nil || n < 1 {
+				return bad(fmt.Sprintf("vary.values[%d]", i), "%q is not a positive number of hosts", v)
+			}
+		}
+	}
+	if i := firstDup(s.Vary.Values); i >= 0 {
+		return bad(fmt.Sprintf("vary.values[%d]", i), "%q is listed twice", s.Vary.Values[i])
+	}
+	if len(s.Policies) == 0 {
+		return bad("policies", "missing: list at least one policy")
+	}
+	names := make([]string, len(s.Policies))
+	for i, p := range s.Policies {
+		at := fmt.Sprintf("policies[%d]", i)
+		if p.Name == "" {
+			return bad(at+".name", "missing")
+		}
+		if slices.Contains(names[:i], p.Name) {
+			return bad(at+".name", "%q names two policies", p.Name)
+		}
+		names[i] = p.Name
+		for k := range p.Set {
+			if !strings.Contains(k, ".") {
+				return bad(at+".set."+k, "want a dotted configuration key such as preemption.policy")
+			}
+		}
+	}
+	if s.Seeds < 2 {
+		return bad("seeds", "%d: want at least 2 seeds (a confidence interval needs two samples)", s.Seeds)
+	}
+	if len(s.Metrics) == 0 {
+		return bad("metrics", "missing: list the metrics to summarise (%s)", strings.Join(MetricNames(), ", "))
+	}
+	for i, m := range s.Metrics {
+		if !slices.Contains(MetricNames(), m) {
+			return bad(fmt.Sprintf("metrics[%d]", i), "unknown metric %q (known: %s)", m, strings.Join(MetricNames(), ", "))
+		}
+	}
+	if len(s.Compare) != 0 {
+		if len(s.Compare) != 2 || s.Compare[0] == s.Compare[1] {
+			return bad("compare", "want two different policy names [A, B]")
+		}
+		for i, c := range s.Compare {
+			if !slices.Contains(names, c) {
+				return bad(fmt.Sprintf("compare[%d]", i), "no policy is named %q", c)
+			}
+		}
+	}
+	return nil
+}
+
+// varyKind says what the swept parameter is, "" if nothing known.
+func (s *Spec) varyKind(modelParams map[string]bool) string {
+	switch p := s.Vary.Param; {
+	case modelParams[p]:
+		return varyModel
+	case p == varyHosts || p == "cluster.hosts":
+		return varyHosts
+	case strings.Contains(p, "."):
+		return varyConfig
+	}
+	return ""
+}
+
+func paramNames(ps []workgen.Param) string {
+	var n []string
+	for _, p := range ps {
+		n = append(n, p.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func firstDup(v []string) int {
+	for i := range v {
+		if slices.Contains(v[:i], v[i]) {
+			return i
+		}
+	}
+	return -1
+}
