@@ -103,8 +103,19 @@ func TestHostOnOff(t *testing.T) {
 	c.Power.Driver = "fake"
 	d := start(t, c)
 	ctx := context.Background()
-	if _, err := d.CreateLease(ctx, admin, api.LeaseRequest{VMs: 1, Duration: "10h", Origin: "external"}); err != nil {
+	l, err := d.CreateLease(ctx, admin, api.LeaseRequest{VMs: 1, Duration: "10h", Origin: "external"})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The lease is placed by a pass of the loop: wait for its host (h0,
+	// the first that fits) before switching hosts off.
+	for deadline := time.Now().Add(20 * time.Second); len(l.Hosts) == 0; time.Sleep(2 * time.Millisecond) {
+		if l, err = d.GetLease(ctx, admin, l.ID); err != nil || time.Now().After(deadline) {
+			t.Fatalf("lease never placed: %+v, %v", l, err)
+		}
+	}
+	if l.Hosts[0] != "h0" {
+		t.Fatalf("lease on %v, want h0", l.Hosts)
 	}
 	if _, err := d.HostAction(ctx, admin, "h0", "off"); err == nil || !strings.Contains(err.Error(), "reservations") {
 		t.Errorf("switching off a busy host: %v", err)
