@@ -260,3 +260,15 @@ func (c *Config) Set(key, value string) error {
 	}
 	return err
 }
+
+// FullKey expands the short keys that `bora simulate --set` and
+// experiment files accept to their paths in the file: a key without a
+// section (backfilling) and the scheduler's subsections (overheads.*,
+// preemption.*) are the scheduler's.
+func FullKey(k string) string {
+	first, _, dotted := strings.Cut(k, ".")
+	if !dotted && first != "cluster" && first != "workload" || first == "overheads" || first == "preemption" {
+		return "scheduler." + k
+	}
+	return k
+}

@@ -176,8 +176,14 @@ func (s *Spec) generate(p int, seed uint64) (*workgen.Workload, error) {
 	}
 	w, err := workgen.Generate(s.Model, seed, params)
 	if err != nil {
+		// The model's error names the parameter as name=value.
 		path := "params"
-		if s.isModelParam() {
+		for k := range s.Params {
+			if strings.Contains(err.Error(), k+"=") {
+				path = "params." + k
+			}
+		}
+		if s.isModelParam() && strings.Contains(err.Error(), s.Vary.Param+"=") {
 			path = fmt.Sprintf("vary.values[%d]", p)
 		}
 		return nil, &SpecError{File: s.file, Line: s.lineOf(path), Path: path, Msg: err.Error()}
@@ -202,7 +208,7 @@ func (s *Spec) runConfig(base func() (config.Config, error), p, q int, w *workge
 		cfg.Cluster.Hosts, cfg.Cluster.CPU, cfg.Cluster.Memory = w.Hosts, w.HostCPU, w.HostMemory
 	}
 	set := func(path, key, value string) error {
-		if err := cfg.Set(key, value); err != nil {
+		if err := cfg.Set(config.FullKey(key), value); err != nil {
 			return &SpecError{File: s.file, Line: s.lineOf(path), Path: path, Msg: err.Error()}
 		}
 		return nil

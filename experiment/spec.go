@@ -156,11 +156,6 @@ func (s *Spec) check(file string) error {
 			return bad("params."+k, "model %s has no parameter %q (it has %s)", s.Model, k, paramNames(params))
 		}
 	}
-	for k := range s.Config {
-		if !strings.Contains(k, ".") {
-			return bad("config."+k, "want a dotted configuration key such as scheduler.backfilling")
-		}
-	}
 	switch kind := s.varyKind(known); {
 	case s.Vary.Param == "":
 		return bad("vary.param", "missing: name the parameter to sweep")
@@ -194,11 +189,6 @@ func (s *Spec) check(file string) error {
 			return bad(at+".name", "%q names two policies", p.Name)
 		}
 		names[i] = p.Name
-		for k := range p.Set {
-			if !strings.Contains(k, ".") {
-				return bad(at+".set."+k, "want a dotted configuration key such as preemption.policy")
-			}
-		}
 	}
 	if s.Seeds < 2 {
 		return bad("seeds", "%d: want at least 2 seeds (a confidence interval needs two samples)", s.Seeds)

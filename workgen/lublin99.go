@@ -71,6 +71,7 @@ func init() {
 		{"mean_duration", "2h", "mean run time the model is scaled to (a factor on every run time)"},
 		{"local_share", "0.3333", "share of the requests that are local (the source: 1,000 of 3,000, or 20-70 %)"},
 		{"local_notice", "0", "notice of local leases: 0 = immediate, else an advance reservation that far ahead: a length (24h), exp(MEAN) or uniform(LO,HI)"},
+		{"deadline_share", "0.5", "share of the external requests that are deadline-bound (migratable or non-preemptable, half each); the rest are best-effort (cancellable or suspendable, half each)"},
 		{"deadline_ratio_min", "2", "deadline = arrival + duration x ratio, ratio uniform in [min, max] (migratable, non-preemptable)"},
 		{"deadline_ratio_max", "4", "see deadline_ratio_min"},
 	}, generate: generateLublin}
@@ -83,6 +84,7 @@ type lublinSetup struct {
 	meanIA           float64 // seconds
 	meanVMs, meanDur float64
 	localShare       float64
+	deadlineShare    float64
 	notice           delay
 	ratioLo, ratioHi float64
 	sizes            [2]logUniform2 // by type
@@ -109,6 +111,7 @@ func readLublin(v values) (lublinSetup, error) {
 	get(func() (e error) { meanDur, e = v.duration("mean_duration", time.Second, 365*day); return })
 	get(func() (e error) { s.localShare, e = v.float("local_share", 0, 1); return })
 	get(func() (e error) { s.notice, e = v.delay("local_notice"); return })
+	get(func() (e error) { s.deadlineShare, e = v.float("deadline_share", 0, 1); return })
 	get(func() (e error) { s.ratioLo, e = v.float("deadline_ratio_min", 1, 1000); return })
 	get(func() (e error) { s.ratioHi, e = v.float("deadline_ratio_max", 1, 1000); return })
 	if err != nil {
@@ -330,7 +333,7 @@ func generateLublin(seed uint64, v values) (*Workload, error) {
 		if local[i] {
 			localLease(&reqs[i], s.notice, r)
 		} else {
-			externalLease(&reqs[i], externalClasses[r.IntN(len(externalClasses))], uniform(r, s.ratioLo, s.ratioHi))
+			externalLease(&reqs[i], s.externalClass(r), uniform(r, s.ratioLo, s.ratioHi))
 		}
 	}
 	return &Workload{Hosts: s.hosts, HostCPU: 100, HostMemory: 1024, Requests: reqs}, nil
@@ -339,6 +342,19 @@ func generateLublin(seed uint64, v values) (*Workload, error) {
 // externalClasses are the four preemption classes external requests are
 // spread over.
 var externalClasses = []scheduler.Class{scheduler.Cancellable, scheduler.Suspendable, scheduler.Migratable, scheduler.NonPreemptable}
+
+// externalClass draws an external request's class: deadline-bound
+// (migratable or non-preemptable) with probability deadlineShare, else
+// best-effort (cancellable or suspendable), each pair half and half. At
+// the default share of one half the four classes are equally likely, as
+// in the source's setup.
+func (s *lublinSetup) externalClass(r *rand.Rand) scheduler.Class {
+	pair := [2]scheduler.Class{scheduler.Cancellable, scheduler.Suspendable}
+	if r.Float64() < s.deadlineShare {
+		pair = [2]scheduler.Class{scheduler.Migratable, scheduler.NonPreemptable}
+	}
+	return pair[r.IntN(2)]
+}
 
 // externalLease makes req an external lease of class c: a best-effort
 // lease when c can be cancelled or suspended, else a deadline lease due

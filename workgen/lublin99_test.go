@@ -220,3 +220,30 @@ func TestLublinBadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestLublinDeadlineShare: with deadline_share 0.2, a fifth of the 2,000
+// external requests are deadline-bound: 400 ± 3 x sqrt(2000 x 0.2 x 0.8)
+// = 400 ± 54; and 0 gives none, 1 gives all.
+func TestLublinDeadlineShare(t *testing.T) {
+	for _, c := range []struct {
+		share  string
+		lo, hi int
+	}{{"0.2", 346, 454}, {"0", 0, 0}, {"1", 2000, 2000}} {
+		w, err := Generate("lublin99", 3, map[string]string{"deadline_share": c.share})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range w.Requests {
+			if r.Origin == scheduler.External && r.Kind == scheduler.Deadline {
+				n++
+			}
+		}
+		if n < c.lo || n > c.hi {
+			t.Errorf("deadline_share %s: %d deadline-bound requests, want %d-%d", c.share, n, c.lo, c.hi)
+		}
+	}
+	if _, err := Generate("lublin99", 3, map[string]string{"deadline_share": "1.5"}); !errors.Is(err, ErrBadParam) {
+		t.Errorf("deadline_share 1.5: %v, want ErrBadParam", err)
+	}
+}

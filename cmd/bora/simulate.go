@@ -150,12 +150,7 @@ func simulationConfig(cmd *cobra.Command, f *simulateFlags) (config.Config, map[
 		if !ok {
 			return cfg, nil, usage("--set %q: want key=value", kv)
 		}
-		if !strings.Contains(k, ".") || strings.HasPrefix(k, "overheads.") || strings.HasPrefix(k, "preemption.") {
-			if _, local := map[string]bool{"cluster": true, "workload": true}[strings.SplitN(k, ".", 2)[0]]; !local {
-				k = "scheduler." + k
-			}
-		}
-		if err := set(k, v); err != nil {
+		if err := set(config.FullKey(k), v); err != nil {
 			return cfg, nil, err
 		}
 	}

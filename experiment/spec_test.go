@@ -1,0 +1,59 @@
+package experiment
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const goodSpec = `name: small
+model: lublin99
+params: {requests: "60", days: "1", hosts: "8"}
+vary:
+  param: local_share
+  values: ["0.2", "0.5"]
+policies:
+  - {name: NOP, set: {preemption.policy: NOP}}
+  - {name: MOV, set: {preemption.policy: MOV}}
+seeds: 2
+first_seed: 1
+metrics: [local_rejection_rate, preempted_leases]
+compare: [MOV, NOP]
+`
+
+func TestParseGood(t *testing.T) {
+	s, err := Parse([]byte(goodSpec), "small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "small" || s.Model != "lublin99" || s.Vary.Param != "local_share" || len(s.Policies) != 2 ||
+		s.Policies[1].Set["preemption.policy"] != "MOV" || s.Seeds != 2 || s.FirstSeed != 1 {
+		t.Errorf("parsed %+v", s)
+	}
+}
+
+// TestParseErrors: every refusal names the file, the line and the key.
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ old, new, want string }{
+		{"seeds: 2", "seeds: 1", "x.yaml:10: seeds: 1: want at least 2 seeds"},
+		{"seeds: 2", "sedes: 2", "x.yaml:10: sedes: unknown key"},
+		{"model: lublin99", "model: lublin", `x.yaml:2: model: "lublin" (models: [das2 gwa-bot local-grid lublin99])`},
+		{`requests: "60"`, `requsts: "60"`, `x.yaml:3: params.requsts: model lublin99 has no parameter "requsts"`},
+		{"param: local_share", "param: share", `x.yaml:5: vary.param: "share" is neither a parameter of model lublin99`},
+		{`values: ["0.2", "0.5"]`, `values: ["0.2", "0.2"]`, `x.yaml:6: vary.values[1]: "0.2" is listed twice`},
+		{"{name: MOV, set", "{name: NOP, set", `x.yaml:9: policies[1].name: "NOP" names two policies`},
+		{"preempted_leases]", "preempted]", `x.yaml:12: metrics[1]: unknown metric "preempted"`},
+		{"compare: [MOV, NOP]", "compare: [MOV, MLIP]", `x.yaml:13: compare[1]: no policy is named "MLIP"`},
+		{"seeds: 2", "seeds: [2]", "x.yaml:10: seeds:"},
+		{"name: small", "name: small\nname: big", "x.yaml:2: name: key written twice (first at line 1)"},
+	} {
+		text := strings.Replace(goodSpec, c.old, c.new, 1)
+		_, err := Parse([]byte(text), "x.yaml")
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s -> %s: %v\nwant prefix %q", c.old, c.new, err, c.want)
+		}
+		if err != nil && !errors.Is(err, ErrSpec) {
+			t.Errorf("%s: %v does not wrap ErrSpec", c.new, err)
+		}
+	}
+}
