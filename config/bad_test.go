@@ -25,6 +25,8 @@ func TestBadFiles(t *testing.T) {
 		"not-a-number":       `3: daemon.speed: "fast" is not a number`,
 		"backfilling":        `2: scheduler.backfilling: unknown value "sideways" (want conservative, aggressive, none)`,
 		"overheads-negative": `5: scheduler.overheads.pause: must not be negative, got -1s`,
+		"storage":            `3: scheduler.overheads.storage: unknown value "nfs" (want shared, local)`,
+		"storage-notransfer": `4: scheduler.overheads.storage: local storage keeps each image on its host's disk, but migration yes-notransfer resumes elsewhere without copying it (want migration yes or no, or storage shared)`,
 		"preemption-policy":  `4: scheduler.preemption.policy: unknown policy "FOO" (want NOP, MOV, MLIP or MOML)`,
 		"cluster-hosts":      `3: cluster.hosts: need at least 1, got 0`,
 		"energy-watts":       `2: energy.idle_watts: must be finite and not negative, got -5`,
