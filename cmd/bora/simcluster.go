@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/bora-sched/bora/cluster"
 	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workload"
 )
 
@@ -36,7 +36,7 @@ var clusterFlags = []string{"--hosts", "--host-cpu", "--host-memory"}
 // config file. Each override is warned about on warn, naming both. A site
 // whose node-sets differ is refused unless --host-cpu and --host-memory
 // both say what each host has: bora simulates identical hosts.
-func simCluster(cfg config.Config, set map[string]string, fileSet bool, site *workload.Site, trace string, warn io.Writer) (cluster.Shape, string, error) {
+func simCluster(cfg config.Config, set map[string]string, fileSet bool, site *workload.Site, trace string, warn io.Writer) (sim.Cluster, string, error) {
 	c := cfg.Cluster
 	flags := 0
 	for _, k := range clusterFields {
@@ -81,10 +81,10 @@ func simCluster(cfg config.Config, set map[string]string, fileSet bool, site *wo
 	return fromSiteShape, fromSiteFlags, nil
 }
 
-// siteShape is the site as a cluster.Shape, with the fields the flags set
+// siteShape is the site as a sim.Cluster, with the fields the flags set
 // taken from c instead. A node-set that gives no CPU or memory amount has
 // the configured one.
-func siteShape(site *workload.Site, c cluster.Shape, set map[string]string, trace string) (cluster.Shape, error) {
+func siteShape(site *workload.Site, c sim.Cluster, set map[string]string, trace string) (sim.Cluster, error) {
 	out := c
 	if set["cluster.hosts"] == "" {
 		out.Hosts = site.Hosts
@@ -112,7 +112,7 @@ func siteShape(site *workload.Site, c cluster.Shape, set map[string]string, trac
 // cores is hundredths of a core as cores: 100 is "1", 150 "1.5".
 func cores(cpu int64) string { return fmt.Sprint(float64(cpu) / 100) }
 
-func describeShape(c cluster.Shape) string {
+func describeShape(c sim.Cluster) string {
 	return fmt.Sprintf("%d hosts of %s cores, %d MB", c.Hosts, cores(c.CPU), c.Memory)
 }
 
