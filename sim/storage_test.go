@@ -87,3 +87,31 @@ func TestStorageSuspendResume(t *testing.T) {
 		})
 	}
 }
+
+// TestPropertiesLocalStorage checks every property of property_test.go on
+// the first seeds with overheads.storage local (migration yes-notransfer,
+// which needs shared storage, becomes yes): suspensions and resumptions
+// timed per host must keep every host within capacity, every image
+// operation clear of the others, and every reservation on time.
+func TestPropertiesLocalStorage(t *testing.T) {
+	seeds, size := 50, propFull
+	if testing.Short() {
+		seeds, size = 15, propShort
+	}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		for _, mode := range propModes {
+			sz := size
+			sz.mode = mode
+			t.Run(fmt.Sprintf("%s/seed=%d", mode, seed), func(t *testing.T) {
+				c := propGen(seed, sz)
+				s := &c.cfg.Scheduler
+				s.Overheads.Storage = scheduler.StorageLocal
+				if s.Migration == scheduler.MigrationNoTransfer {
+					s.Migration = scheduler.MigrationYes
+				}
+				t.Logf("%v storage=local", c)
+				propReport(t, propCheck(c, ""), "")
+			})
+		}
+	}
+}
