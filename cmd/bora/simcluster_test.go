@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -78,7 +79,7 @@ func TestSimulateSite(t *testing.T) {
 			}
 			for _, l := range rep.Leases {
 				if l.Name == "B" && (l.StartS == nil || *l.StartS != c.startB) {
-					t.Errorf("B started at %v, want %v", l.StartS, c.startB)
+					t.Errorf("B started at %s, want %v", startText(l.StartS), c.startB)
 				}
 			}
 		})
@@ -189,4 +190,11 @@ func TestSimulateStorage(t *testing.T) {
 	if code != exitUsage || errb.String() != want {
 		t.Errorf("--storage nfs: exit %d, stderr %q; want %d, %q", code, errb.String(), exitUsage, want)
 	}
+}
+
+func startText(s *float64) string {
+	if s == nil {
+		return "never"
+	}
+	return strconv.FormatFloat(*s, 'f', -1, 64)
 }
