@@ -147,28 +147,37 @@ func (o Params) Resume(mems []int64) time.Duration {
 // after the other. Local storage: max over hosts h of (v_h*t_p + sum of
 // t_s^i over h's VMs) + delta, the hosts in parallel.
 func (o Params) SuspendHosts(byHost [][]int64) time.Duration {
-	return o.span(byHost, o.SuspendVM) + o.Delta
+	return o.span(byHost, true) + o.Delta
 }
 
 // ResumeHosts is L^r for VMs grouped by host: v*t_p + sum_i t_r^i on
 // shared storage, max over hosts of (v_h*t_p + sum over h of t_r^i) on
 // local storage.
 func (o Params) ResumeHosts(byHost [][]int64) time.Duration {
-	return o.span(byHost, o.ResumeVM)
+	return o.span(byHost, false)
 }
 
-// span is how long an operation taking per(mem) for each VM and a pause
-// takes over the VMs grouped by host: each host's VMs one after the other,
-// the hosts one after the other (shared storage) or in parallel (local).
-func (o Params) span(byHost [][]int64, per func(int64) time.Duration) time.Duration {
-	times := make([]time.Duration, len(byHost))
-	for h, mems := range byHost {
-		times[h] = time.Duration(len(mems)) * o.Pause
+// span is how long suspending (else resuming) the VMs grouped by host
+// takes, a pause each: each host's VMs one after the other, the hosts one
+// after the other (shared storage, as Span) or in parallel (local).
+func (o Params) span(byHost [][]int64, suspend bool) time.Duration {
+	var d time.Duration
+	for _, mems := range byHost {
+		t := time.Duration(len(mems)) * o.Pause
 		for _, m := range mems {
-			times[h] += per(m)
+			if suspend {
+				t += o.SuspendVM(m)
+			} else {
+				t += o.ResumeVM(m)
+			}
+		}
+		if o.Local() {
+			d = max(d, t)
+		} else {
+			d += t
 		}
 	}
-	return o.Span(times)
+	return d
 }
 
 // Span is how long operations on several hosts last, given each host's
@@ -218,6 +227,9 @@ func (o Params) SuspendResumeHosts(byHost [][]int64) time.Duration {
 // then L^r with the same grouping.
 func (o Params) MigrateHosts(byHost [][]int64) time.Duration {
 	if !o.Local() {
+		if len(byHost) == 1 {
+			return o.Migrate(byHost[0])
+		}
 		var all []int64
 		for _, mems := range byHost {
 			all = append(all, mems...)

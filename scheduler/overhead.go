@@ -75,9 +75,23 @@ func (l *Lease) memsOn(hosts []slottable.HostID) [][]int64 {
 	return out
 }
 
-// suspendTime is L^s for lease l's VMs on hosts (docs/models.md §2).
+// suspendTime is L^s for lease l's VMs on hosts (docs/models.md §2): on
+// shared storage the hosts do not matter (the VMs go one after the other
+// wherever they are), so they are not grouped.
 func (s *Scheduler) suspendTime(l *Lease, hosts []slottable.HostID) time.Duration {
+	if !s.cfg.Overheads.Local() {
+		return s.cfg.Overheads.Suspend(l.mems())
+	}
 	return s.cfg.Overheads.SuspendHosts(l.memsOn(hosts))
+}
+
+// preemptionCost is h(L) for lease l preempted with op while its VMs are
+// on hosts (nil: not running), grouped by host on local storage only.
+func (s *Scheduler) preemptionCost(l *Lease, op Operation, hosts []slottable.HostID) time.Duration {
+	if !s.cfg.Overheads.Local() {
+		return PreemptionCost(s.cfg.Overheads, op, l.mems())
+	}
+	return PreemptionCostHosts(s.cfg.Overheads, op, l.memsOn(hosts))
 }
 
 // onHosts is sp with its resume and suspend steps timed for lease l's VMs
@@ -95,7 +109,7 @@ func (s *Scheduler) onHosts(l *Lease, sp []stepSpec, hosts []slottable.HostID) [
 		case phResume:
 			st.d = o.ResumeHosts(l.memsOn(hosts))
 		case phSuspend:
-			st.d = o.SuspendHosts(l.memsOn(hosts))
+			st.d = s.suspendTime(l, hosts)
 		}
 		out[i] = st
 	}

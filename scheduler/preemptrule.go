@@ -115,7 +115,7 @@ func (s *Scheduler) candidate(l *Lease, running bool) *victim {
 	if running {
 		on = l.plan[l.cur].hosts
 	}
-	v := &victim{l: l, op: op, cost: PreemptionCostHosts(s.cfg.Overheads, op, l.memsOn(on))}
+	v := &victim{l: l, op: op, cost: s.preemptionCost(l, op, on)}
 	switch op {
 	case OpSuspend, OpMigrate:
 		v.opLen, v.images = s.suspendTime(l, on), true
