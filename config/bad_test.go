@@ -26,6 +26,8 @@ func TestBadFiles(t *testing.T) {
 		"backfilling":         `2: scheduler.backfilling: unknown value "sideways" (want conservative, aggressive, none)`,
 		"overheads-negative":  `5: scheduler.overheads.pause: must not be negative, got -1s`,
 		"max-head-delay":      `3: scheduler.max_head_delay: must not be negative, got -1h0m0s`,
+		"storage":             `3: scheduler.overheads.storage: unknown value "nfs" (want shared, local)`,
+		"storage-notransfer":  `4: scheduler.overheads.storage: local storage keeps each image on its host's disk, but migration yes-notransfer resumes elsewhere without copying it (want migration yes or no, or storage shared)`,
 		"preemption-policy":   `4: scheduler.preemption.policy: unknown policy "FOO" (want NOP, MOV, MLIP or MOML)`,
 		"immediate-boot-wait": `3: scheduler.immediate_boot_wait: must not be negative, got -30s`,
 		"cluster-hosts":       `3: cluster.hosts: need at least 1, got 0`,

@@ -164,6 +164,7 @@ var modeParsers = map[reflect.Type]func(string) (any, error){
 	reflect.TypeOf(scheduler.Suspension("")):  func(v string) (any, error) { return scheduler.ParseSuspension(v) },
 	reflect.TypeOf(scheduler.Exclusion("")):   func(v string) (any, error) { return scheduler.ParseExclusion(v) },
 	reflect.TypeOf(scheduler.Migration("")):   func(v string) (any, error) { return scheduler.ParseMigration(v) },
+	reflect.TypeOf(scheduler.Storage("")):     func(v string) (any, error) { return scheduler.ParseStorage(v) },
 }
 
 // scalarParser reads a single value of type t (with the unit of its bora

@@ -1,7 +1,9 @@
 package overhead
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/bora-sched/bora/fielderr"
@@ -23,7 +25,38 @@ type Params struct {
 	// override-resume-time).
 	SuspendOverride time.Duration `yaml:"override_suspend_time"`
 	ResumeOverride  time.Duration `yaml:"override_resume_time"`
+	// Storage is where suspend images are written: shared (one store for
+	// every host: a lease's VMs are saved one after the other) or local
+	// (each host's own disk: hosts save in parallel). Empty means shared.
+	Storage Storage `yaml:"storage"`
 }
+
+// Storage says where suspend images are written (docs/models.md §2).
+type Storage string
+
+// The storage models.
+const (
+	// StorageShared: every host writes to the same shared storage, so a
+	// lease's VMs are suspended and resumed one after the other (the
+	// source's model).
+	StorageShared Storage = "shared"
+	// StorageLocal: each host writes to its own disk, so VMs on different
+	// hosts are suspended and resumed in parallel, those on one host one
+	// after the other (Haizea's model).
+	StorageLocal Storage = "local"
+)
+
+// ParseStorage reads a storage model: shared or local.
+func ParseStorage(v string) (Storage, error) {
+	switch s := Storage(v); s {
+	case StorageShared, StorageLocal:
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown value %q (want %s)", v, strings.Join([]string{string(StorageShared), string(StorageLocal)}, ", "))
+}
+
+// Local reports whether images are written to each host's own disk.
+func (o Params) Local() bool { return o.Storage == StorageLocal }
 
 // DefaultParams are the reference values of docs/models.md §2:
 // s = 6.36 MB/s, r = 8.12 MB/s, t_p = 5 ms, delta = 2.3 s, and a bandwidth
@@ -35,6 +68,7 @@ func DefaultParams() Params {
 		Pause:       5 * time.Millisecond,
 		Delta:       2300 * time.Millisecond,
 		Bandwidth:   1024 / 160.2,
+		Storage:     StorageShared,
 	}
 }
 
@@ -48,6 +82,11 @@ func (o Params) Validate() error {
 		return fielderr.New("overheads.resume_rate", "must be positive, got %g", o.ResumeRate)
 	case o.Bandwidth <= 0:
 		return fielderr.New("overheads.bandwidth", "must be positive, got %g", o.Bandwidth)
+	}
+	if o.Storage != "" {
+		if _, err := ParseStorage(string(o.Storage)); err != nil {
+			return fielderr.New("overheads.storage", "%v", err)
+		}
 	}
 	times := []struct {
 		key string
@@ -90,20 +129,68 @@ func (o Params) CopyVM(mem int64) time.Duration {
 }
 
 // Suspend is L^s = v*t_p + sum_i t_s^i + delta for a lease whose VMs have
-// the given memory sizes.
+// the given memory sizes: one after the other, as on shared storage or on
+// a single host. With the VMs' hosts known, SuspendHosts is exact under
+// either storage model; Suspend is its upper bound.
 func (o Params) Suspend(mems []int64) time.Duration {
-	d := time.Duration(len(mems))*o.Pause + o.Delta
-	for _, m := range mems {
-		d += o.SuspendVM(m)
+	return o.SuspendHosts([][]int64{mems})
+}
+
+// Resume is L^r = v*t_p + sum_i t_r^i, one VM after the other (the upper
+// bound of ResumeHosts).
+func (o Params) Resume(mems []int64) time.Duration {
+	return o.ResumeHosts([][]int64{mems})
+}
+
+// SuspendHosts is L^s for a lease whose VMs' memory sizes are given
+// grouped by host. Shared storage: v*t_p + sum_i t_s^i + delta, every VM
+// after the other. Local storage: max over hosts h of (v_h*t_p + sum of
+// t_s^i over h's VMs) + delta, the hosts in parallel.
+func (o Params) SuspendHosts(byHost [][]int64) time.Duration {
+	return o.span(byHost, true) + o.Delta
+}
+
+// ResumeHosts is L^r for VMs grouped by host: v*t_p + sum_i t_r^i on
+// shared storage, max over hosts of (v_h*t_p + sum over h of t_r^i) on
+// local storage.
+func (o Params) ResumeHosts(byHost [][]int64) time.Duration {
+	return o.span(byHost, false)
+}
+
+// span is how long suspending (else resuming) the VMs grouped by host
+// takes, a pause each: each host's VMs one after the other, the hosts one
+// after the other (shared storage, as Span) or in parallel (local).
+func (o Params) span(byHost [][]int64, suspend bool) time.Duration {
+	var d time.Duration
+	for _, mems := range byHost {
+		t := time.Duration(len(mems)) * o.Pause
+		for _, m := range mems {
+			if suspend {
+				t += o.SuspendVM(m)
+			} else {
+				t += o.ResumeVM(m)
+			}
+		}
+		if o.Local() {
+			d = max(d, t)
+		} else {
+			d += t
+		}
 	}
 	return d
 }
 
-// Resume is L^r = v*t_p + sum_i t_r^i.
-func (o Params) Resume(mems []int64) time.Duration {
-	d := time.Duration(len(mems)) * o.Pause
-	for _, m := range mems {
-		d += o.ResumeVM(m)
+// Span is how long operations on several hosts last, given each host's
+// own time: their sum on shared storage (one store serves them one after
+// the other), their maximum on local storage (the hosts in parallel).
+func (o Params) Span(perHost []time.Duration) time.Duration {
+	var d time.Duration
+	for _, t := range perHost {
+		if o.Local() {
+			d = max(d, t)
+		} else {
+			d += t
+		}
 	}
 	return d
 }
@@ -126,6 +213,39 @@ func (o Params) Cancel(vms int) time.Duration {
 // suspendable lease.
 func (o Params) SuspendResume(mems []int64) time.Duration {
 	return o.Suspend(mems) + o.Resume(mems)
+}
+
+// SuspendResumeHosts is h(L) = L^s + L^r for a suspendable lease whose
+// VMs are grouped by host, resumed with the same grouping.
+func (o Params) SuspendResumeHosts(byHost [][]int64) time.Duration {
+	return o.SuspendHosts(byHost) + o.ResumeHosts(byHost)
+}
+
+// MigrateHosts is h(L) for a migratable lease whose VMs are grouped by
+// host. Shared storage: Migrate over all the VMs. Local storage: the
+// phases bora reserves, end to end: L^s, the copies one after the other,
+// then L^r with the same grouping.
+func (o Params) MigrateHosts(byHost [][]int64) time.Duration {
+	if !o.Local() {
+		if len(byHost) == 1 {
+			return o.Migrate(byHost[0])
+		}
+		var all []int64
+		for _, mems := range byHost {
+			all = append(all, mems...)
+		}
+		return o.Migrate(all)
+	}
+	var copies time.Duration
+	vms := 0
+	for _, mems := range byHost {
+		copies += o.Copy(mems)
+		vms += len(mems)
+	}
+	if vms == 0 {
+		return 0
+	}
+	return o.SuspendHosts(byHost) + copies + o.ResumeHosts(byHost)
 }
 
 // Migrate is the migratable preemption overhead of docs/models.md §2:

@@ -88,3 +88,81 @@ func TestParamsValidate(t *testing.T) {
 		t.Errorf("defaults: %v", err)
 	}
 }
+
+// TestStorageModels works the issue's example by hand: a lease of 140 VMs
+// of 1024 MB, saved at 50 MB/s (t_s = 1024/50 = 20.48 s a VM), no pause
+// or delta.
+func TestStorageModels(t *testing.T) {
+	shared := Params{SuspendRate: 50, ResumeRate: 50, Bandwidth: 50, Storage: StorageShared}
+	local := shared
+	local.Storage = StorageLocal
+	one := func(hosts, per int) [][]int64 { // hosts hosts of per VMs each
+		g := make([][]int64, hosts)
+		for i := range g {
+			for j := 0; j < per; j++ {
+				g[i] = append(g[i], 1024)
+			}
+		}
+		return g
+	}
+	withPause := local
+	withPause.Pause, withPause.Delta = 5*time.Millisecond, 2300*time.Millisecond
+	cases := []struct {
+		name string
+		got  time.Duration
+		want time.Duration
+	}{
+		// shared: 140 * 20.48 = 2867.2 s, however the VMs are spread
+		{"shared, 140 hosts of 1 VM", shared.SuspendHosts(one(140, 1)), 2867200 * time.Millisecond},
+		{"shared, 1 host of 140 VMs", shared.SuspendHosts(one(1, 140)), 2867200 * time.Millisecond},
+		// local: the hosts in parallel, one VM each: 20.48 s
+		{"local, 140 hosts of 1 VM", local.SuspendHosts(one(140, 1)), 20480 * time.Millisecond},
+		// local, 70 hosts of 2 VMs: each host saves its two one after the
+		// other: 2 * 20.48 = 40.96 s
+		{"local, 70 hosts of 2 VMs", local.SuspendHosts(one(70, 2)), 40960 * time.Millisecond},
+		// local, all on one host: no parallelism, as shared
+		{"local, 1 host of 140 VMs", local.SuspendHosts(one(1, 140)), 2867200 * time.Millisecond},
+		// local, uneven: a host of 3 VMs and one of 1: the longest, 3 * 20.48
+		{"local, 3 + 1 VMs", local.SuspendHosts([][]int64{{1024, 1024, 1024}, {1024}}), 61440 * time.Millisecond},
+		// local with t_p and delta: 20.48 + 0.005 + 2.3 = 22.785 s
+		{"local, pause and delta", withPause.SuspendHosts(one(140, 1)), 22785 * time.Millisecond},
+		// resume the same way: 20.48 s local, 2867.2 s shared
+		{"local resume", local.ResumeHosts(one(140, 1)), 20480 * time.Millisecond},
+		{"shared resume", shared.ResumeHosts(one(140, 1)), 2867200 * time.Millisecond},
+		// h(L) of a suspension, local: 20.48 + 20.48
+		{"local suspend+resume", local.SuspendResumeHosts(one(140, 1)), 40960 * time.Millisecond},
+		// migrate, local, 2 hosts of 1 VM: suspend 20.48, copies 2 * 20.48,
+		// resume 20.48: 81.92 s
+		{"local migrate", local.MigrateHosts(one(2, 1)), 81920 * time.Millisecond},
+		// migrate, shared, the pipeline: copies 40.96 + t_s 20.48 +
+		// max(20.48, 20.48) + t_r 20.48 = 102.4 s
+		{"shared migrate", shared.MigrateHosts(one(2, 1)), 102400 * time.Millisecond},
+		// Span: the sum shared, the max local
+		{"span shared", shared.Span([]time.Duration{time.Second, 3 * time.Second}), 4 * time.Second},
+		{"span local", local.Span([]time.Duration{time.Second, 3 * time.Second}), 3 * time.Second},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if ms(c.got) != c.want {
+				t.Errorf("got %v, want %v", ms(c.got), c.want)
+			}
+		})
+	}
+}
+
+func TestStorageValidate(t *testing.T) {
+	o := DefaultParams()
+	if o.Storage != StorageShared {
+		t.Errorf("default storage %q, want shared", o.Storage)
+	}
+	o.Storage = "nfs"
+	err := o.Validate()
+	if err == nil || !strings.Contains(err.Error(), `overheads.storage: unknown value "nfs"`) {
+		t.Errorf("got %v, want an error naming overheads.storage", err)
+	}
+	for _, v := range []string{"shared", "local"} {
+		if s, err := ParseStorage(v); err != nil || string(s) != v {
+			t.Errorf("ParseStorage(%q) = %q, %v", v, s, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ type Report struct {
 	Name    string            `json:"name"`    // e.g. the preemption policy of this run in a sweep
 	Trace   string            `json:"trace"`   // the trace file(s)
 	Hosts   int               `json:"hosts"`   // hosts simulated
+	Cluster Cluster           `json:"cluster"` // the simulated hosts and where they came from
 	Options map[string]string `json:"options"` // the settings that made this run (key=value)
 	Metrics Metrics           `json:"metrics"`
 	Leases  []Lease           `json:"leases"`
@@ -17,6 +18,19 @@ type Report struct {
 	// model energy); Energy says what the energy controller did.
 	Power  []PowerSample `json:"-"`
 	Energy *EnergyStats  `json:"energy,omitempty"`
+}
+
+// Cluster is the simulated cluster of a run: Hosts hosts of CPU cores and
+// Memory MB each, and the source of that shape: "site" (the trace's LWF
+// <site>), "flags" (--hosts, --host-cpu, --host-memory or --set
+// cluster.*), "site+flags" (flags overriding part of a site), "config"
+// (the config file's cluster section) or "default" (144 hosts of 1 core
+// and 1024 MB).
+type Cluster struct {
+	Hosts  int     `json:"hosts"`
+	CPU    float64 `json:"cpu"`    // cores per host
+	Memory int64   `json:"memory"` // MB per host
+	Source string  `json:"source,omitempty"`
 }
 
 // PowerSample is the cluster's power from T until the next sample: the

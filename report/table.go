@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -65,10 +66,12 @@ func tableRows(reports []*Report) []tableRow {
 	ms := make([]*Metrics, len(reports))
 	header := tableRow{label: "metric"}
 	hosts := tableRow{label: "hosts"}
+	source := tableRow{label: "cluster from"}
 	for i, r := range reports {
 		ms[i] = &r.Metrics
 		header.cells = append(header.cells, columnName(r, i))
 		hosts.cells = append(hosts.cells, fmt.Sprint(r.Hosts))
+		source.cells = append(source.cells, cmp.Or(r.Cluster.Source, "-"))
 	}
 	in := func(label string, f func(*Metrics) int) tableRow {
 		return metricRow(ms, label, func(m *Metrics) string { return fmt.Sprint(f(m)) })
@@ -76,7 +79,7 @@ func tableRows(reports []*Report) []tableRow {
 	fl := func(label string, f func(*Metrics) float64) tableRow {
 		return metricRow(ms, label, func(m *Metrics) string { return fmt.Sprintf("%.2f", f(m)) })
 	}
-	rows := []tableRow{header, hosts,
+	rows := []tableRow{header, hosts, source,
 		in("leases", func(m *Metrics) int { return m.Leases }),
 		in("completed", func(m *Metrics) int { return m.Completed }),
 		fl("local rejection rate (%)", func(m *Metrics) float64 { return m.LocalRejectionRate }),

@@ -47,7 +47,7 @@ func (s *Scheduler) adminSuspend(now time.Time, id LeaseID, migrate bool) ([]Act
 		return nil, fmt.Errorf("lease %d is %s: %w", id, l.State, ErrNotRunning)
 	}
 	hosts := l.plan[l.cur].hosts
-	end := now.Add(s.cfg.Overheads.Suspend(memories(len(hosts), l.Req.Memory)))
+	end := now.Add(s.suspendTime(l, hosts))
 	if err := s.opRoom(l, "suspending", now, end, hosts); err != nil { // adminroom.go
 		return nil, err
 	}

@@ -124,6 +124,8 @@ func (c Config) Validate() error {
 		return fieldErr("preemption.policy", "%v", err)
 	}
 	switch {
+	case c.Overheads.Local() && c.Migration == MigrationNoTransfer:
+		return fieldErr("overheads.storage", "local storage keeps each image on its host's disk, but migration %s resumes elsewhere without copying it (want migration yes or no, or storage shared)", c.Migration)
 	case c.Backfilling == BackfillAggressive && c.MaxReservations < 1:
 		return fieldErr("max_reservations", "aggressive backfilling needs at least 1, got %d", c.MaxReservations)
 	case c.ExactLimit < 0 || c.ExactLimit > 24:

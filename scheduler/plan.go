@@ -111,7 +111,8 @@ func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
 	}
 	t := p.start
 	same := sameHosts(l.prevHost, p.hosts)
-	for _, st := range sp {
+	for _, st := range s.onHosts(l, sp, p.hosts) { // local storage: per-host times
+
 		if st.d <= 0 || (st.kind == phMigrate && same) {
 			continue // nothing to copy when it resumes where it was
 		}

@@ -3,6 +3,8 @@ package scheduler
 import (
 	"sort"
 	"time"
+
+	"github.com/bora-sched/bora/slottable"
 )
 
 // Who may preempt whom, and which leases a preemption chooses among, in
@@ -109,10 +111,14 @@ func (s *Scheduler) candidate(l *Lease, running bool) *victim {
 	if running {
 		op = s.cfg.operationFor(l)
 	}
-	v := &victim{l: l, op: op, cost: PreemptionCost(s.cfg.Overheads, op, l.mems())}
+	var on []slottable.HostID // where its VMs are saved: known when it runs
+	if running {
+		on = l.plan[l.cur].hosts
+	}
+	v := &victim{l: l, op: op, cost: s.preemptionCost(l, op, on)}
 	switch op {
 	case OpSuspend, OpMigrate:
-		v.opLen, v.images = s.cfg.Overheads.Suspend(l.mems()), true
+		v.opLen, v.images = s.suspendTime(l, on), true
 	case OpCancel, OpRequeue:
 		v.opLen = s.cfg.Overheads.Cancel(l.Req.VMs)
 	}
@@ -130,5 +136,15 @@ func (s *Scheduler) candidate(l *Lease, running bool) *victim {
 // It is an estimate over the lease alone (the candidate test proper,
 // preemptionState, also looks at its plan).
 func (s *Scheduler) MayBePreemptedWithin(l *Lease, lead time.Duration) bool {
-	return s.rule.Preemptable(l) && (!l.Started() || lead >= s.cfg.Overheads.Suspend(l.mems()))
+	if !s.rule.Preemptable(l) {
+		return false
+	}
+	if !l.Started() {
+		return true
+	}
+	var on []slottable.HostID
+	if l.entered && l.cur < len(l.plan) {
+		on = l.plan[l.cur].hosts
+	}
+	return lead >= s.suspendTime(l, on)
 }

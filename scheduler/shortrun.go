@@ -45,6 +45,9 @@ func (s *Scheduler) partialAt(l *Lease, from time.Time, sp []stepSpec) (placemen
 	if sameHosts(l.prevHost, p.hosts) {
 		sp = withoutCopy(sp) // build leaves it out: the images are there
 	}
+	// On local storage the hosts found resume and suspend in parallel: as
+	// long as the longest host's share, at most the sum searched with.
+	sp, suspend = s.onHosts(l, sp, p.hosts), s.suspendTime(l, p.hosts)
 	prefix := prefixOf(sp)
 	minRun := time.Duration(f * float64(prefix+suspend))
 	if minRun <= 0 {

@@ -12,7 +12,8 @@ func secs(t time.Time) float64 { return t.Sub(Epoch).Seconds() }
 
 // report turns the run into the report of docs/models.md §7.
 func (e *engine) report(cfg Config) *report.Report {
-	r := &report.Report{Name: cfg.Name, Trace: cfg.Trace, Hosts: cfg.Cluster.Hosts, Options: cfg.Options}
+	r := &report.Report{Name: cfg.Name, Trace: cfg.Trace, Hosts: cfg.Cluster.Hosts, Options: cfg.Options,
+		Cluster: report.Cluster{Hosts: cfg.Cluster.Hosts, CPU: float64(cfg.Cluster.CPU) / 100, Memory: cfg.Cluster.Memory, Source: cfg.ClusterSource}}
 	for _, l := range e.s.Leases() {
 		r.Leases = append(r.Leases, leaseReport(l))
 	}

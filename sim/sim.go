@@ -23,10 +23,13 @@ type Cluster = cluster.Shape
 
 // Config is one simulation run.
 type Config struct {
-	Name      string // shown as the run's column in a sweep
-	Trace     string // where the requests came from, for the report
-	Cluster   Cluster
-	Scheduler scheduler.Config
+	Name    string // shown as the run's column in a sweep
+	Trace   string // where the requests came from, for the report
+	Cluster Cluster
+	// ClusterSource says where Cluster came from, for the report
+	// (report.Cluster: site, flags, site+flags, config or default).
+	ClusterSource string
+	Scheduler     scheduler.Config
 	// Options are echoed in the report (the settings that made the run).
 	Options map[string]string
 	// Energy is the energy management of the run (energy.go); the zero

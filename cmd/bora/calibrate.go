@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	lv "github.com/bora-sched/bora/drivers/libvirt"
+	"github.com/bora-sched/bora/scheduler"
 )
 
 type calibrateFlags struct {
@@ -19,6 +20,7 @@ type calibrateFlags struct {
 	memory                          int64
 	kernel, initrd, cmdline, image  string
 	sharedDir, domainType, output   string
+	storage                         string
 	unsafe, verbose                 bool
 	timeout                         time.Duration
 }
@@ -38,7 +40,14 @@ bora's config file. The VM (bora-999999999-0) is removed at the end.
 The guest is the template the driver will use: a kernel and initramfs (the one
 .ci/libvirt/build-guest.sh makes fills N MB when its command line says fill=N,
 which calibrate adds) or a base image (its memory is measured as the guest
-leaves it). Files are paths on the hosts, in the shared directory's storage.`,
+leaves it). Files are paths on the hosts, in the shared directory's storage.
+
+--storage says where the hosts will write suspend images, and so how the rates
+are used (docs/models.md §2, scheduler.overheads.storage): shared (the default:
+--shared-dir is on storage every host shares, so a lease's VMs are saved one
+after the other at the measured rate) or local (--shared-dir is on the host's
+own disk: each host saves at the measured rate, the hosts in parallel). The
+suggested config says which, with what a lease of 4 VMs would take under it.`,
 		Example: `  bora calibrate --host qemu+tcp://10.0.0.1/system --to qemu+tcp://10.0.0.2/system \
       --kernel /srv/bora/guest/vmlinuz --initrd /srv/bora/guest/initrd.img \
       --shared-dir /srv/bora --memory 1024`,
@@ -59,6 +68,7 @@ leaves it). Files are paths on the hosts, in the shared directory's storage.`,
 	fl.StringVar(&f.domainType, "domain-type", lv.DefaultDomainType, "libvirt domain type: qemu or kvm")
 	fl.BoolVar(&f.unsafe, "migrate-unsafe", false, "pass VIR_MIGRATE_UNSAFE (a disk on storage libvirt does not see as shared)")
 	fl.DurationVar(&f.timeout, "timeout", 15*time.Minute, "give up after this long")
+	fl.StringVar(&f.storage, "storage", "shared", "where suspend images go: shared (one store, VMs one after the other) or local (each host's disk, hosts in parallel)")
 	fl.StringVarP(&f.output, "output", "o", "table", "output: table or json")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log what the driver does (to stderr)")
 	return cmd
@@ -74,6 +84,9 @@ func calibrateConfig(f *calibrateFlags) (lv.Config, error) {
 	}
 	if f.output != "table" && f.output != "json" {
 		return lv.Config{}, usage("-o: unknown output %q (want table or json)", f.output)
+	}
+	if _, err := scheduler.ParseStorage(f.storage); err != nil {
+		return lv.Config{}, usage("--storage: %v", err)
 	}
 	cfg := lv.Config{
 		Hosts:         []lv.HostConfig{{Name: "host", URI: f.host}},
@@ -120,10 +133,43 @@ func runCalibrate(cmd *cobra.Command, f *calibrateFlags) error {
 	if f.output == "json" {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return enc.Encode(calibrationJSON{Result: res, Storage: f.storage, Lease4: leaseOf4(f, res)})
 	}
 	printCalibration(cmd.OutOrStdout(), f, res)
 	return nil
+}
+
+// calibrationJSON is calibrate's JSON output: the measurements, the
+// storage model they are meant for, and what a lease of 4 VMs takes.
+type calibrationJSON struct {
+	lv.Result
+	Storage string      `json:"storage"`
+	Lease4  leaseFigure `json:"lease_of_4"`
+}
+
+// leaseFigure is how long a lease's VMs take to suspend and resume under
+// the measured rates and pause, one VM a host: under the storage model
+// given, and under both.
+type leaseFigure struct {
+	VMs           int           `json:"vms"`
+	Suspend       time.Duration `json:"suspend"`
+	Resume        time.Duration `json:"resume"`
+	SharedSuspend time.Duration `json:"shared_suspend"`
+	LocalSuspend  time.Duration `json:"local_suspend"`
+}
+
+// leaseOf4 works out leaseFigure for 4 VMs of the test VM's memory, one a
+// host (docs/models.md §2, delta left out).
+func leaseOf4(f *calibrateFlags, r lv.Result) leaseFigure {
+	o := scheduler.Overheads{SuspendRate: r.SuspendRate, ResumeRate: r.ResumeRate, Pause: r.Pause, Storage: scheduler.Storage(f.storage)}
+	if o.SuspendRate <= 0 || o.ResumeRate <= 0 {
+		return leaseFigure{VMs: 4}
+	}
+	byHost := [][]int64{{r.MemoryMB}, {r.MemoryMB}, {r.MemoryMB}, {r.MemoryMB}}
+	shared, local := o, o
+	shared.Storage, local.Storage = scheduler.StorageShared, scheduler.StorageLocal
+	return leaseFigure{VMs: 4, Suspend: o.SuspendHosts(byHost), Resume: o.ResumeHosts(byHost),
+		SharedSuspend: shared.SuspendHosts(byHost), LocalSuspend: local.SuspendHosts(byHost)}
 }
 
 func printCalibration(w io.Writer, f *calibrateFlags, r lv.Result) {
@@ -143,4 +189,12 @@ func printCalibration(w io.Writer, f *calibrateFlags, r lv.Result) {
 	fmt.Fprintf(w, "    suspend_rate: %.1f   # MB/s, save of a %d MB VM\n", r.SuspendRate, r.MemoryMB)
 	fmt.Fprintf(w, "    resume_rate: %.1f    # MB/s, restore\n", r.ResumeRate)
 	fmt.Fprintf(w, "    pause: %s\n", r.Pause.Round(time.Microsecond))
+	l := leaseOf4(f, r)
+	if f.storage == string(scheduler.StorageLocal) {
+		fmt.Fprintf(w, "    storage: local     # each host saves to its own disk: hosts in parallel\n")
+	} else {
+		fmt.Fprintf(w, "    storage: shared    # every host saves to the same storage: VMs one after the other\n")
+	}
+	fmt.Fprintf(w, "# a lease of %d VMs of %d MB, one a host: suspend %s, resume %s\n", l.VMs, r.MemoryMB, ms(l.Suspend), ms(l.Resume))
+	fmt.Fprintf(w, "# (suspend with storage shared %s, local %s)\n", ms(l.SharedSuspend), ms(l.LocalSuspend))
 }

@@ -31,6 +31,7 @@ type simulateFlags struct {
 	hostCPU                              float64
 	hostMemory                           int64
 	policies, backfillings, energies     string
+	storage                              string
 	suspendRate, resumeRate              float64
 	waitingFactor                        float64
 	check                                bool
@@ -61,15 +62,16 @@ adds energy_kwh and violation_rate.`,
 	fl.StringVar(&f.trace, "trace", "", "trace file: .swf, .lwf (XML or lines), .json, .yaml (required)")
 	fl.StringArrayVar(&f.inject, "inject", nil, "add the leases of this file as local leases (repeatable)")
 	fl.StringVar(&f.configFile, "config", "", "bora config file (YAML); flags override it")
-	fl.IntVar(&f.hosts, "hosts", 0, "number of simulated hosts (default from config: 144)")
-	fl.Float64Var(&f.hostCPU, "host-cpu", 0, "cores per host (default 1)")
-	fl.Int64Var(&f.hostMemory, "host-memory", 0, "MB per host (default 1024)")
+	fl.IntVar(&f.hosts, "hosts", 0, "number of simulated hosts (default: the trace's LWF <site>, else config, else 144)")
+	fl.Float64Var(&f.hostCPU, "host-cpu", 0, "cores per host (default: the site's, else config, else 1)")
+	fl.Int64Var(&f.hostMemory, "host-memory", 0, "MB per host (default: the site's, else config, else 1024)")
 	fl.StringVar(&f.policies, "policy", "", "preemption policy NOP|MOV|MLIP|MOML; a comma list runs a sweep")
 	fl.StringVar(&f.backfillings, "backfilling", "", "conservative|aggressive|none; a comma list runs a sweep")
 	fl.StringVar(&f.energies, "energy", "", "energy policy always-on|gesp|sesp|pemp; a comma list runs a sweep")
 	fl.Float64Var(&f.waitingFactor, "waiting-factor", 0, "waiting factor alpha of the energy policies (default 5)")
 	fl.Float64Var(&f.suspendRate, "suspend-rate", 0, "suspension rate s in MB/s")
 	fl.Float64Var(&f.resumeRate, "resume-rate", 0, "resumption rate r in MB/s")
+	fl.StringVar(&f.storage, "storage", "", "where suspend images go: shared (a lease's VMs one after the other) or local (each host in parallel); default shared")
 	fl.StringArrayVar(&f.sets, "set", nil, "set any config key, e.g. scheduler.suspension=none (repeatable)")
 	fl.StringVarP(&f.output, "output", "o", "table", "output: table, json or yaml")
 	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation/power plots (SVG, PNG) here")
@@ -84,7 +86,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if f.output != "table" && f.output != "json" && f.output != "yaml" {
 		return usage("-o: unknown output %q (want table, json or yaml)", f.output)
 	}
-	cfg, opts, err := simulationConfig(cmd, f)
+	cfg, opts, fileCluster, err := simulationConfig(cmd, f)
 	if err != nil {
 		return err
 	}
@@ -92,9 +94,28 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err != nil {
 		return err
 	}
-	reqs, err := loadTraces(f, cfg.Workload)
+	reqs, site, err := loadTraces(f, cfg.Workload)
 	if err != nil {
 		return usageError{err}
+	}
+	set := map[string]string{} // the cluster keys given, as the user wrote them
+	for i, k := range clusterFields {
+		if v, ok := opts[k]; ok {
+			set[k] = fmt.Sprintf("--set %s=%s", k, v)
+			if fl := cmd.Flags().Lookup(strings.TrimPrefix(clusterFlags[i], "--")); fl.Changed && fl.Value.String() == v {
+				set[k] = clusterFlags[i] + " " + v
+			}
+		}
+	}
+	shape, source, err := simCluster(cfg, set, fileCluster, site, f.trace, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	if err := shape.Validate(); err != nil {
+		return usage("%s: site: %v", f.trace, err)
+	}
+	for i := range runs {
+		runs[i].Cluster, runs[i].ClusterSource = shape, source
 	}
 	if isTerminal(cmd.ErrOrStderr()) {
 		p := newProgressLine(cmd.ErrOrStderr(), len(runs), time.Now)
@@ -115,16 +136,18 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	return writeReports(cmd.OutOrStdout(), f.output, reports)
 }
 
-// simulationConfig is the config file with the flags applied over it.
-func simulationConfig(cmd *cobra.Command, f *simulateFlags) (config.Config, map[string]string, error) {
+// simulationConfig is the config file with the flags applied over it,
+// the settings the flags gave, and whether the file changed the cluster.
+func simulationConfig(cmd *cobra.Command, f *simulateFlags) (config.Config, map[string]string, bool, error) {
 	cfg := config.Default()
 	if f.configFile != "" {
 		c, err := config.Load(f.configFile)
 		if err != nil {
-			return cfg, nil, usageError{err}
+			return cfg, nil, false, usageError{err}
 		}
 		cfg = c
 	}
+	fileCluster := cfg.Cluster != config.Default().Cluster
 	opts := map[string]string{}
 	set := func(key, value string) error {
 		opts[key] = value
@@ -136,38 +159,41 @@ func simulationConfig(cmd *cobra.Command, f *simulateFlags) (config.Config, map[
 	flagKeys := []struct{ flag, key string }{
 		{"hosts", "cluster.hosts"}, {"host-cpu", "cluster.cpu"}, {"host-memory", "cluster.memory"},
 		{"suspend-rate", "scheduler.overheads.suspend_rate"}, {"resume-rate", "scheduler.overheads.resume_rate"},
+		{"storage", "scheduler.overheads.storage"},
 		{"waiting-factor", "energy.waiting_factor"},
 	}
 	for _, fk := range flagKeys {
 		if fl := cmd.Flags().Lookup(fk.flag); fl.Changed {
 			if err := set(fk.key, fl.Value.String()); err != nil {
-				return cfg, nil, err
+				return cfg, nil, false, err
 			}
 		}
 	}
 	for _, kv := range f.sets {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return cfg, nil, usage("--set %q: want key=value", kv)
+			return cfg, nil, false, usage("--set %q: want key=value", kv)
 		}
 		if err := set(config.FullKey(k), v); err != nil {
-			return cfg, nil, err
+			return cfg, nil, false, err
 		}
 	}
 	cfg.Scheduler.CheckInvariants = cfg.Scheduler.CheckInvariants || f.check
 	opts["check_invariants"] = strconv.FormatBool(cfg.Scheduler.CheckInvariants)
 	if err := cfg.Validate(); err != nil {
-		return cfg, nil, usageError{err}
+		return cfg, nil, false, usageError{err}
 	}
 	cfg.Workload.SuspensionOff = cfg.Workload.SuspensionOff || cfg.Scheduler.Suspension == scheduler.SuspensionNone
-	return cfg, opts, nil
+	return cfg, opts, fileCluster, nil
 }
 
-// loadTraces reads the trace and the injected local leases.
-func loadTraces(f *simulateFlags, opt workload.Options) ([]scheduler.Request, error) {
+// loadTraces reads the trace and the injected local leases, and returns
+// the trace's site (nil without one; the injected files' sites are not
+// used).
+func loadTraces(f *simulateFlags, opt workload.Options) ([]scheduler.Request, *workload.Site, error) {
 	t, err := workload.ReadFile(f.trace, opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reqs := t.Requests
 	for _, path := range f.inject {
@@ -175,12 +201,12 @@ func loadTraces(f *simulateFlags, opt workload.Options) ([]scheduler.Request, er
 		o.ForceOrigin = scheduler.Local
 		it, err := workload.ReadFile(path, o)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		reqs = append(reqs, it.Requests...)
 	}
 	workload.SortByArrival(reqs)
-	return reqs, nil
+	return reqs, t.Site, nil
 }
 
 // sweep expands comma lists of policies, backfilling modes and energy

@@ -66,14 +66,15 @@ func (d *Driver) Start(ctx context.Context, vms []drivers.VM) error {
 
 // Suspend pauses the running VMs, then saves each one's memory image:
 // n*t_p + sum t_s over the VMs not yet saved (a paused VM needs no
-// pause). A saved VM, wherever its image is, is left alone. It returns
+// pause), or on local storage the longest of each host's share of that
+// (docs/models.md §2). A saved VM, wherever its image is, is left alone. It returns
 // ErrNoSuchVM for a VM that is not on its Host, ErrWrongState for a
 // stopped one, drivers.ErrUnknownHost, drivers.ErrHostDown, ErrChanged,
 // ErrInjected or ctx's error.
 func (d *Driver) Suspend(ctx context.Context, vms []drivers.VM) error {
 	return d.do(ctx, OpSuspend, vms, func(j *job) error {
 		var todo []*vm
-		pauses := 0
+		var per perHost
 		for _, v := range vms {
 			name := v.Name()
 			if err := d.useHostsLocked(j, OpSuspend, name, v.Host); err != nil {
@@ -86,16 +87,16 @@ func (d *Driver) Suspend(ctx context.Context, vms []drivers.VM) error {
 			case cur == nil || cur.host != v.Host:
 				return fmt.Errorf("suspend %s: not on %s: %w", name, v.Host, ErrNoSuchVM)
 			case cur.state == drivers.Running:
-				pauses++
+				per.add(v.Host, d.ov.Pause)
 				j.freeze = append(j.freeze, cur)
 			case cur.state != drivers.Paused:
 				return fmt.Errorf("suspend %s on %s: it is %s: %w", name, v.Host, cur.state, ErrWrongState)
 			}
 			j.watch(cur)
 			todo = append(todo, cur)
-			j.dur += d.ov.SuspendVM(v.Memory)
+			per.add(v.Host, d.ov.SuspendVM(v.Memory))
 		}
-		j.dur += time.Duration(pauses) * d.ov.Pause
+		j.dur += d.ov.Span(per.times)
 		j.work = len(todo)
 		j.apply = func(end time.Time) {
 			for _, v := range todo {
@@ -106,8 +107,9 @@ func (d *Driver) Suspend(ctx context.Context, vms []drivers.VM) error {
 	})
 }
 
-// Resume restores each saved VM on its Host (the image may be anywhere:
-// storage is shared) and unpauses it: sum t_r + n*t_p; a VM paused on its
+// Resume restores each saved VM on its Host (the image may be anywhere)
+// and unpauses it: sum t_r + n*t_p, or on local storage the longest of
+// each host's share of that; a VM paused on its
 // Host is only unpaused (t_p). A VM already running on its Host is left
 // alone. It returns drivers.ErrNotSaved for a VM with no saved image that
 // is not paused or running there, drivers.ErrUnknownHost,
@@ -115,7 +117,7 @@ func (d *Driver) Suspend(ctx context.Context, vms []drivers.VM) error {
 func (d *Driver) Resume(ctx context.Context, vms []drivers.VM) error {
 	return d.do(ctx, OpResume, vms, func(j *job) error {
 		var todo []move
-		pauses := 0
+		var per perHost
 		for _, v := range vms {
 			name := v.Name()
 			if err := d.useHostsLocked(j, OpResume, name, v.Host); err != nil {
@@ -129,15 +131,15 @@ func (d *Driver) Resume(ctx context.Context, vms []drivers.VM) error {
 				continue
 			case cur.host == v.Host && cur.state == drivers.Paused:
 			case cur.state == drivers.Saved:
-				j.dur += d.ov.ResumeVM(v.Memory)
+				per.add(v.Host, d.ov.ResumeVM(v.Memory))
 			default:
 				return fmt.Errorf("resume %s on %s: it is %s on %s: %w", name, v.Host, cur.state, cur.host, drivers.ErrNotSaved)
 			}
-			pauses++
+			per.add(v.Host, d.ov.Pause)
 			j.watch(cur)
 			todo = append(todo, move{cur, v.Host})
 		}
-		j.dur += time.Duration(pauses) * d.ov.Pause
+		j.dur += d.ov.Span(per.times)
 		j.work = len(todo)
 		j.apply = func(end time.Time) {
 			for _, m := range todo {
@@ -316,4 +318,25 @@ func (d *Driver) Cleanup(ctx context.Context, vms []drivers.VM) error {
 		}
 		return nil
 	})
+}
+
+// perHost adds up the time an operation spends on each host, for the
+// overhead model's Span: summed on shared storage, the longest on local
+// storage (docs/models.md §2).
+type perHost struct {
+	at    map[string]int
+	times []time.Duration
+}
+
+func (p *perHost) add(host string, d time.Duration) {
+	if p.at == nil {
+		p.at = map[string]int{}
+	}
+	i, ok := p.at[host]
+	if !ok {
+		i = len(p.times)
+		p.at[host] = i
+		p.times = append(p.times, 0)
+	}
+	p.times[i] += d
 }

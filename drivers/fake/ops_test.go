@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/overhead"
 )
 
 func (e *env) start(v []drivers.VM) op {
@@ -44,6 +45,8 @@ func (e *env) cleanup(v []drivers.VM) op {
 func TestOperationDurations(t *testing.T) {
 	one := vms(1, "h1", 1024)
 	two := vms(1, "h1", 1024, 512)
+	apart := slices.Clone(two) // the 512 MB VM on h2
+	apart[1].Host = "h2"
 	onH2 := func(v []drivers.VM) []drivers.VM {
 		out := slices.Clone(v)
 		for i := range out {
@@ -98,6 +101,38 @@ func TestOperationDurations(t *testing.T) {
 			name: "resume 1024 and 512 MB elsewhere", setup: func(e *env) { e.settle(e.start(two)); e.settle(e.suspend(two)) },
 			op: func(e *env) op { return e.resume(onH2(two)) }, want: 189172561576 * time.Nanosecond,
 			after: []string{"bora-1-0@h2:running", "bora-1-1@h2:running"},
+		},
+		{
+			// local storage, the 1024 MB VM on h1 and the 512 MB one on h2:
+			// the hosts in parallel, max(0.005 + 161.006289308, 0.005 +
+			// 80.503144654) = 161.011289308 s
+			name: "suspend on two hosts, local storage", edit: func(c *Config) { c.Overheads.Storage = overhead.StorageLocal },
+			setup: func(e *env) { e.settle(e.start(apart)) },
+			op:    func(e *env) op { return e.suspend(apart) }, want: 161011289308 * time.Nanosecond,
+			after: []string{"bora-1-0@h1:saved", "bora-1-1@h2:saved"},
+		},
+		{
+			// shared storage, the same two VMs one after the other:
+			// 2*0.005 + 161.006289308 + 80.503144654 = 241.519433962 s
+			name: "suspend on two hosts, shared storage", setup: func(e *env) { e.settle(e.start(apart)) },
+			op: func(e *env) op { return e.suspend(apart) }, want: 241519433962 * time.Nanosecond,
+			after: []string{"bora-1-0@h1:saved", "bora-1-1@h2:saved"},
+		},
+		{
+			// local storage: max(126.108374384, 63.054187192) + 0.005 =
+			// 126.113374384 s
+			name: "resume on two hosts, local storage", edit: func(c *Config) { c.Overheads.Storage = overhead.StorageLocal },
+			setup: func(e *env) { e.settle(e.start(apart)); e.settle(e.suspend(apart)) },
+			op:    func(e *env) op { return e.resume(apart) }, want: 126113374384 * time.Nanosecond,
+			after: []string{"bora-1-0@h1:running", "bora-1-1@h2:running"},
+		},
+		{
+			// local storage, both on h1: one after the other, as shared:
+			// 241.519433962 s
+			name: "suspend on one host, local storage", edit: func(c *Config) { c.Overheads.Storage = overhead.StorageLocal },
+			setup: func(e *env) { e.settle(e.start(two)) },
+			op:    func(e *env) op { return e.suspend(two) }, want: 241519433962 * time.Nanosecond,
+			after: []string{"bora-1-0@h1:saved", "bora-1-1@h1:saved"},
 		},
 		{
 			// t_copy(1024) = 160.2 s
