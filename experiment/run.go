@@ -48,15 +48,10 @@ type Result struct {
 // the base configuration, not on the order the runs finish in.
 func Run(ctx context.Context, s *Spec, o Options) (*Result, error) {
 	if o.Base == nil {
-		o.Base = func() (config.Config, error) { return config.Default(), nil }
+		o.Base = defaultBase
 	}
-	// Refuse a bad key or value before any simulation starts.
-	for p := range s.Vary.Values {
-		for q := range s.Policies {
-			if _, err := s.runConfig(o.Base, p, q, nil); err != nil {
-				return nil, err
-			}
-		}
+	if err := s.CheckConfigs(o.Base); err != nil {
+		return nil, err
 	}
 	np, nq, nm := len(s.Vary.Values), len(s.Policies), len(s.Metrics)
 	r := &Result{Spec: s}
@@ -135,6 +130,26 @@ feed:
 	r.Runs = total
 	r.summarise()
 	return r, nil
+}
+
+func defaultBase() (config.Config, error) { return config.Default(), nil }
+
+// CheckConfigs builds the configuration of every point and policy from
+// base (nil: the default configuration) without running anything, so
+// that a bad key or value is refused, with its line, before the first
+// simulation starts.
+func (s *Spec) CheckConfigs(base func() (config.Config, error)) error {
+	if base == nil {
+		base = defaultBase
+	}
+	for p := range s.Vary.Values {
+		for q := range s.Policies {
+			if _, err := s.runConfig(base, p, q, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // runJob generates point p's workload for seed k and runs every policy

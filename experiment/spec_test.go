@@ -2,8 +2,12 @@ package experiment
 
 import (
 	"errors"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bora-sched/bora/workgen"
 )
 
 const goodSpec = `name: small
@@ -54,6 +58,44 @@ func TestParseErrors(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, ErrSpec) {
 			t.Errorf("%s: %v does not wrap ErrSpec", c.new, err)
+		}
+	}
+}
+
+// TestShippedExperiments: every experiment file under examples/ parses,
+// its model accepts its parameters, and every run's configuration builds.
+func TestShippedExperiments(t *testing.T) {
+	files, err := filepath.Glob("../examples/experiments/*.yaml")
+	if err != nil || len(files) < 7 {
+		t.Fatalf("shipped experiment files: %v, %v", files, err)
+	}
+	for _, f := range files {
+		s, err := Load(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if err := s.CheckConfigs(nil); err != nil {
+			t.Errorf("%v", err)
+		}
+		if base := strings.TrimSuffix(filepath.Base(f), ".yaml"); s.Name != base {
+			t.Errorf("%s: name %q, want the file's name", f, s.Name)
+		}
+		params, _ := workgen.Params(s.Model)
+		p := map[string]string{}
+		for k, v := range s.Params {
+			p[k] = v
+		}
+		for _, v := range s.Vary.Values {
+			if slices.ContainsFunc(params, func(q workgen.Param) bool { return q.Name == s.Vary.Param }) {
+				p[s.Vary.Param] = v
+			}
+			if s.Model == "local-grid" {
+				p["trace"] = "../testdata/traces/sdsc-blue-30days.swf" // the tests run in experiment/
+			}
+			if _, err := workgen.Generate(s.Model, 1, p); err != nil {
+				t.Errorf("%s: %s=%s: %v", f, s.Vary.Param, v, err)
+			}
 		}
 	}
 }
