@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/bora-sched/bora/energy"
 	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/workgen"
 	"github.com/bora-sched/bora/workload"
 )
 
@@ -70,6 +73,34 @@ func BenchmarkSimulate30DaysEnergy(b *testing.B) {
 				}
 				b.ReportMetric(*r.Metrics.EnergyKWh, "kWh")
 			}
+		})
+	}
+}
+
+// BenchmarkScale scales the workload and the cluster together (issue 13
+// item 10): lublin99 with its source setup (two weeks, mean 4 VMs and
+// 2 h, a third local and immediate, the external requests over the four
+// classes) at 3,000 requests on 32 hosts, 24,000 on 256 and 96,000 on
+// 1,024, so the offered load per host is the same. It reports the cost
+// per lease, which should stay flat as the size grows.
+//
+//	go test ./sim -run '^$' -bench Scale -benchtime 1x
+func BenchmarkScale(b *testing.B) {
+	for _, sz := range []struct{ requests, hosts int }{{3_000, 32}, {24_000, 256}, {96_000, 1_024}} {
+		b.Run(fmt.Sprintf("leases=%d/hosts=%d", sz.requests, sz.hosts), func(b *testing.B) {
+			w, err := workgen.Generate("lublin99", 1, map[string]string{
+				"requests": strconv.Itoa(sz.requests), "hosts": strconv.Itoa(sz.hosts)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := Config{Cluster: Cluster{Hosts: w.Hosts, CPU: w.HostCPU, Memory: w.HostMemory}, Scheduler: scheduler.DefaultConfig()}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Run(cfg, w.Requests); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(w.Requests)), "µs/lease")
 		})
 	}
 }
