@@ -71,11 +71,9 @@ func runExperiment(cmd *cobra.Command, f *experimentFlags, file string) error {
 		dir = filepath.Join("experiments", spec.Name)
 	}
 	opts := experiment.Options{Base: base, Workers: f.workers}
-	if isTerminal(cmd.ErrOrStderr()) {
-		bar := &progressBar{w: cmd.ErrOrStderr(), start: time.Now(), now: time.Now}
-		opts.Progress = bar.update
-		defer bar.clear()
-	}
+	bar := &progressBar{w: cmd.ErrOrStderr(), start: time.Now(), now: time.Now, tty: isTerminal(cmd.ErrOrStderr())}
+	opts.Progress = bar.update
+	defer bar.clear()
 	res, err := experiment.Run(cmd.Context(), spec, opts)
 	if err != nil {
 		var se *experiment.SpecError
@@ -95,14 +93,18 @@ func runExperiment(cmd *cobra.Command, f *experimentFlags, file string) error {
 	return nil
 }
 
-// progressBar is `bora experiment`'s line on a terminal: a bar of the
-// simulations done, and the time left estimated from them.
+// progressBar is `bora experiment`'s progress on standard error: on a
+// terminal, a bar of the simulations done rewritten in place, with the
+// time left estimated from them; elsewhere (a log file, nohup), the same
+// text as a line at each tenth of the runs.
 type progressBar struct {
 	w       io.Writer
 	now     func() time.Time
 	start   time.Time
+	tty     bool
 	mu      sync.Mutex
 	written bool
+	tenth   int // the last tenth logged, off a terminal
 }
 
 const barWidth = 30
@@ -110,8 +112,16 @@ const barWidth = 30
 func (b *progressBar) update(done, total int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.written = true
-	fmt.Fprint(b.w, "\r\x1b[K"+formatBar(done, total, b.now().Sub(b.start)))
+	line := formatBar(done, total, b.now().Sub(b.start))
+	if b.tty {
+		b.written = true
+		fmt.Fprint(b.w, "\r\x1b[K"+line)
+		return
+	}
+	if t := 10 * done / max(total, 1); t > b.tenth {
+		b.tenth = t
+		fmt.Fprintln(b.w, "bora experiment: "+line)
+	}
 }
 
 // formatBar is "[=========>         ] 12/40 runs · about 1m10s left".
@@ -135,7 +145,7 @@ func formatBar(done, total int, elapsed time.Duration) string {
 func (b *progressBar) clear() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.written {
+	if b.tty && b.written {
 		fmt.Fprint(b.w, "\r\x1b[K")
 	}
 }
