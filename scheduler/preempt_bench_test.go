@@ -176,7 +176,7 @@ func BenchmarkPreemptDecision(b *testing.B) {
 	for _, sz := range sizes {
 		name := fmt.Sprintf("hosts=%d", sz.hosts)
 		if sz.future > 0 {
-			name = fmt.Sprintf("hosts=%d/future=%d", sz.hosts, sz.future)
+			name = fmt.Sprintf("hosts=%d+future=%d", sz.hosts, sz.future)
 		}
 		b.Run(name, func(b *testing.B) {
 			bf := getBenchFull(b, sz.hosts, sz.future)

@@ -13,10 +13,11 @@ import (
 type victim struct {
 	l      *Lease
 	op     Operation
-	cost   time.Duration // h(L)
-	opLen  time.Duration // how long its operation holds its hosts
-	hosts  map[slottable.HostID]int
-	from   time.Time // the operation's interval
+	cost   time.Duration            // h(L)
+	opLen  time.Duration            // how long its operation holds its hosts
+	hosts  map[slottable.HostID]int // running: the hosts it runs on (holdHosts)
+	over   []slottable.HostID       // candidates: the hosts it holds over the preemptor's interval
+	from   time.Time                // the operation's interval
 	to     time.Time
 	images bool // the operation writes memory images (subject to exclusion)
 	// For a running victim: when its run began and the requested time it
@@ -29,20 +30,12 @@ type victim struct {
 // preempted?" What fits with nothing preempted is counted once, over every
 // host; a set then changes the count only on the hosts where its members
 // hold a reservation over the interval (ignoring reservations only frees
-// room), so each question costs the set's hosts, not the cluster's.
+// room), so each question costs the set's hosts, not the cluster's. cands
+// are as candidates returns them over the same interval (with their hosts
+// over it).
 func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*victim) preempt.Feasible {
 	end := at.Add(d)
 	per := l.Per()
-	index := make(map[LeaseID]int, len(cands))
-	for i, v := range cands {
-		index[v.l.ID] = i
-	}
-	on := make([][]slottable.HostID, len(cands)) // the hosts each holds over the interval
-	for _, r := range s.table.Overlapping(at, end) {
-		if i, ok := index[r.Lease]; ok {
-			on[i] = append(on[i], r.Host)
-		}
-	}
 	base := 0
 	for h := range s.table.NumHosts() {
 		base += s.table.FitCount(slottable.HostID(h), at, end, per, nil)
@@ -53,7 +46,7 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 		var hosts []slottable.HostID
 		for _, i := range members {
 			gone[cands[i].l.ID] = true
-			hosts = append(hosts, on[i]...)
+			hosts = append(hosts, cands[i].over...)
 		}
 		slices.Sort(hosts)
 		hosts = slices.Compact(hosts)

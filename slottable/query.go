@@ -288,6 +288,21 @@ func (t *Table) Overlapping(from, to time.Time) []Reservation {
 	return out
 }
 
+// EachOverlapping calls fn with every reservation that overlaps
+// [from, to), in Overlapping's order, without copying them out: r.Res is
+// the table's own, which fn must neither change nor keep. It is
+// Overlapping for callers that only look (the scheduler's preemption
+// candidates), and allocates nothing.
+func (t *Table) EachOverlapping(from, to time.Time, fn func(r Reservation)) {
+	f, e := toNS(from), toNS(to)
+	for h := range t.hosts {
+		t.it.visit(t.itRoot[h], f, e, func(s int32) bool {
+			fn(t.rs[s])
+			return true
+		})
+	}
+}
+
 // LatestEnd returns the latest end of host h's reservations, or the zero
 // time if it has none (or h is unknown).
 func (t *Table) LatestEnd(h HostID) time.Time {
