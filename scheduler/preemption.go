@@ -2,7 +2,7 @@ package scheduler
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/bora-sched/bora/scheduler/preempt"
@@ -13,10 +13,11 @@ import (
 type victim struct {
 	l      *Lease
 	op     Operation
-	cost   time.Duration // h(L)
-	opLen  time.Duration // how long its operation holds its hosts
-	hosts  map[slottable.HostID]int
-	from   time.Time // the operation's interval
+	cost   time.Duration            // h(L)
+	opLen  time.Duration            // how long its operation holds its hosts
+	hosts  map[slottable.HostID]int // running: the hosts it runs on (holdHosts)
+	over   []slottable.HostID       // candidates: the hosts it holds over the preemptor's interval
+	from   time.Time                // the operation's interval
 	to     time.Time
 	images bool // the operation writes memory images (subject to exclusion)
 	// For a running victim: when its run began and the requested time it
@@ -26,41 +27,36 @@ type victim struct {
 }
 
 // oracle answers "does lease l fit over [at, at+d) if these candidates are
-// preempted?" Hosts untouched by any candidate are counted once.
+// preempted?" What fits with nothing preempted is counted once, over every
+// host; a set then changes the count only on the hosts where its members
+// hold a reservation over the interval (ignoring reservations only frees
+// room), so each question costs the set's hosts, not the cluster's. cands
+// are as candidates returns them over the same interval (with their hosts
+// over it).
 func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*victim) preempt.Feasible {
 	end := at.Add(d)
 	per := l.Per()
-	affected := map[slottable.HostID]bool{}
-	for _, r := range s.table.Overlapping(at, end) {
-		for _, v := range cands {
-			if v.l.ID == r.Lease {
-				affected[r.Host] = true
-			}
-		}
-	}
 	base := 0
-	for _, h := range s.table.Hosts() {
-		if !affected[h.ID] {
-			base += s.table.FitCount(h.ID, at, end, per, nil)
-		}
+	for h := range s.table.NumHosts() {
+		base += s.table.FitCount(slottable.HostID(h), at, end, per, nil)
 	}
-	hosts := make([]slottable.HostID, 0, len(affected))
-	for h := range affected {
-		hosts = append(hosts, h)
-	}
-	sort.Slice(hosts, func(i, j int) bool { return hosts[i] < hosts[j] })
 	return func(set preempt.Set) bool {
-		gone := map[LeaseID]bool{}
-		for _, i := range set.Indexes() {
+		members := set.Indexes()
+		gone := make(map[LeaseID]bool, len(members))
+		var hosts []slottable.HostID
+		for _, i := range members {
 			gone[cands[i].l.ID] = true
+			hosts = append(hosts, cands[i].over...)
 		}
+		slices.Sort(hosts)
+		hosts = slices.Compact(hosts)
 		ignore := func(r slottable.Reservation) bool { return gone[r.Lease] }
 		n := base
 		for _, h := range hosts {
 			if n >= l.Req.VMs {
 				return true
 			}
-			n += s.table.FitCount(h, at, end, per, ignore)
+			n += s.table.FitCount(h, at, end, per, ignore) - s.table.FitCount(h, at, end, per, nil)
 		}
 		return n >= l.Req.VMs
 	}

@@ -124,6 +124,7 @@ func (s *Scheduler) planPreemption(l *Lease, at time.Time, total time.Duration, 
 		victims := make([]*victim, len(choice.Indexes))
 		for i, idx := range choice.Indexes {
 			victims[i] = cands[idx]
+			victims[i].holdHosts()
 		}
 		start, ok := s.layout(victims, at, now, backward)
 		if !ok {

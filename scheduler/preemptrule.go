@@ -83,30 +83,44 @@ func (l *Lease) preemptionState() (running, notBegun bool) {
 // (preemptionState), each with the operation preempting it would be, in
 // lease ID order.
 func (s *Scheduler) candidates(preemptor *Lease, at, end time.Time) []*victim {
-	seen := map[LeaseID]bool{preemptor.ID: true}
+	seen := map[LeaseID]*victim{preemptor.ID: nil} // nil: seen, not a candidate
 	var out []*victim
-	for _, r := range s.table.Overlapping(at, end) {
-		if seen[r.Lease] {
-			continue
+	s.table.EachOverlapping(at, end, func(r slottable.Reservation) {
+		if v, ok := seen[r.Lease]; ok {
+			if v != nil {
+				v.over = append(v.over, r.Host)
+			}
+			return
 		}
-		seen[r.Lease] = true
+		seen[r.Lease] = nil
 		l := s.leases[r.Lease]
 		if l == nil || !s.rule.MayPreempt(preemptor, l) {
-			continue
+			return
 		}
 		running, notBegun := l.preemptionState()
 		if !running && !notBegun || notBegun && s.starved(l, s.now) {
-			continue // a starved lease's reservation stays (starve.go)
+			return // a starved lease's reservation stays (starve.go)
 		}
-		out = append(out, s.candidate(l, running))
-	}
+		v := s.victimOf(l, running)
+		v.over = []slottable.HostID{r.Host}
+		seen[r.Lease] = v
+		out = append(out, v)
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].l.ID < out[j].l.ID })
 	return out
 }
 
-// candidate is lease l as a candidate victim: its operation and what that
-// costs.
+// candidate is lease l as a candidate victim: its operation, what that
+// costs and, running, the hosts it runs on.
 func (s *Scheduler) candidate(l *Lease, running bool) *victim {
+	v := s.victimOf(l, running)
+	v.holdHosts()
+	return v
+}
+
+// victimOf is candidate without the hosts (a decision looks them up only
+// for the victims it chooses: holdHosts).
+func (s *Scheduler) victimOf(l *Lease, running bool) *victim {
 	op := OpUnreserve
 	if running {
 		op = s.cfg.operationFor(l)
@@ -123,10 +137,16 @@ func (s *Scheduler) candidate(l *Lease, running bool) *victim {
 		v.opLen = s.cfg.Overheads.Cancel(l.Req.VMs)
 	}
 	if running {
-		v.hosts = hostsOf(l.plan[l.cur].hosts)
 		v.runStart, v.left = l.plan[l.cur].start, l.Remaining
 	}
 	return v
+}
+
+// holdHosts sets the hosts a running victim runs on, once.
+func (v *victim) holdHosts() {
+	if v.op != OpUnreserve && v.hosts == nil {
+		v.hosts = hostsOf(v.l.plan[v.l.cur].hosts)
+	}
 }
 
 // MayBePreemptedWithin reports whether lease l could have been preempted

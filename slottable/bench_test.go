@@ -14,7 +14,7 @@ var benchSizes = []struct{ res, hosts int }{
 }
 
 func sizeName(res, hosts int) string {
-	k := map[int]string{1_000: "1k", 10_000: "10k", 100_000: "100k"}[res]
+	k := map[int]string{1_000: "1k", 10_000: "10k", 100_000: "100k", 1_000_000: "1M"}[res]
 	return fmt.Sprintf("res=%s/hosts=%d", k, hosts)
 }
 
@@ -156,5 +156,115 @@ func BenchmarkUsed(b *testing.B) {
 				bt.tab.Used(x.h, x.from, x.from.Add(4*time.Hour))
 			}
 		})
+	}
+}
+
+// scaleSizes are the table sizes BenchmarkScale runs at, over scaleHosts
+// hosts: 1 to 1,000 reservations a host, the load alike (getBench).
+var scaleSizes = []int{1_000, 10_000, 100_000, 1_000_000}
+
+const scaleHosts = 1000
+
+func scaleName(op string, res int) string {
+	k := map[int]string{1_000: "1k", 10_000: "10k", 100_000: "100k", 1_000_000: "1M"}[res]
+	return fmt.Sprintf("%s/res=%s", op, k)
+}
+
+// BenchmarkScale times the slot table's operations one at a time as the
+// table grows from 1k to 1M reservations on 1000 hosts, so that the growth
+// per operation shows: insert (Add), remove (Remove), the availability
+// of a host over an interval (Available, what FitCount and the planners
+// read) and the earliest start of 4 VMs (EarliestFit, the scheduler's main
+// question, which looks at every host). Insert and remove run in batches
+// of at most a tenth of the table, put back between batches (not timed),
+// so that the size stays what the name says. The tables are built once
+// (not timed) and kept for the other benchmarks.
+func BenchmarkScale(b *testing.B) {
+	for _, res := range scaleSizes {
+		b.Run(scaleName("insert", res), func(b *testing.B) {
+			bt := getBench(b, res, scaleHosts)
+			rs := scaleReservations(bt, 4096)
+			batch := min(1000, res/10)
+			ids := make([]ResID, 0, batch)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				id, err := bt.tab.Add(rs[i%len(rs)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ids = append(ids, id); len(ids) == batch || i == b.N-1 {
+					b.StopTimer()
+					scaleRemove(b, bt.tab, ids)
+					ids = ids[:0]
+					b.StartTimer()
+				}
+			}
+		})
+		b.Run(scaleName("remove", res), func(b *testing.B) {
+			bt := getBench(b, res, scaleHosts)
+			rs := scaleReservations(bt, 4096)
+			batch := min(1000, res/10)
+			var ids []ResID
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if len(ids) == 0 {
+					b.StopTimer()
+					for k := range min(batch, b.N-i) {
+						id, err := bt.tab.Add(rs[(i+k)%len(rs)])
+						if err != nil {
+							b.Fatal(err)
+						}
+						ids = append(ids, id)
+					}
+					b.StartTimer()
+				}
+				if err := bt.tab.Remove(ids[len(ids)-1]); err != nil {
+					b.Fatal(err)
+				}
+				ids = ids[:len(ids)-1]
+			}
+		})
+		b.Run(scaleName("available", res), func(b *testing.B) {
+			bt := getBench(b, res, scaleHosts)
+			type q struct {
+				h    HostID
+				from time.Time
+			}
+			qs := make([]q, 4096)
+			for i := range qs {
+				qs[i] = q{HostID(bt.rng.IntN(scaleHosts)), base.Add(time.Duration(bt.rng.Int64N(int64(bt.horizon))))}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				x := qs[i%len(qs)]
+				bt.tab.Available(x.h, x.from, x.from.Add(2*time.Hour))
+			}
+		})
+		b.Run(scaleName("earliest", res), func(b *testing.B) {
+			bt := getBench(b, res, scaleHosts)
+			qs := benchQueries(bt, scaleHosts)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, ok := bt.tab.EarliestFit(qs[i%len(qs)]); !ok {
+					b.Fatal("no fit")
+				}
+			}
+		})
+	}
+}
+
+func scaleReservations(bt *benchTable, n int) []Reservation {
+	rs := make([]Reservation, n)
+	for i := range rs {
+		rs[i] = benchReservation(bt.rng, scaleHosts, bt.horizon)
+	}
+	return rs
+}
+
+func scaleRemove(b *testing.B, t *Table, ids []ResID) {
+	for _, id := range ids {
+		if err := t.Remove(id); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -138,20 +138,20 @@ func (t *Table) checkITree(h HostID, n, p int32, prev *int32) (int, error) {
 // order, aggregates, no all-zero deltas, deltas equal to what the
 // reservations imply, and the pool's node accounting.
 func (t *Table) checkProfiles() error {
-	reached := 0
 	for h := range t.hosts {
 		want := t.expectedDeltas(HostID(h))
 		prev := int64(negInf)
 		first := true
-		n, err := t.checkCP(t.cpRoot[h], nilNode, func(n int32) error {
-			k := t.cp.nodes[n].key
+		cp := &t.cp[h]
+		n, err := t.checkCP(HostID(h), t.cpRoot[h], nilNode, func(n int32) error {
+			k := cp.nodes[n].key
 			if !first && k <= prev {
 				return corrupt("host %d: change points out of order at %d", h, k)
 			}
 			first, prev = false, k
 			d, ok := want[k]
-			if !ok || !equal(d, t.cp.delta(n)) {
-				return corrupt("host %d: delta at %d is %v, want %v", h, k, t.cp.delta(n), d)
+			if !ok || !equal(d, cp.delta(n)) {
+				return corrupt("host %d: delta at %d is %v, want %v", h, k, cp.delta(n), d)
 			}
 			delete(want, k)
 			return nil
@@ -164,10 +164,9 @@ func (t *Table) checkProfiles() error {
 				return corrupt("host %d: missing change point %d", h, k)
 			}
 		}
-		reached += n
-	}
-	if reached+len(t.cp.free) != len(t.cp.nodes) {
-		return corrupt("%d change points reached, %d free, %d nodes", reached, len(t.cp.free), len(t.cp.nodes))
+		if n+len(cp.free) != len(cp.nodes) {
+			return corrupt("host %d: %d change points reached, %d free, %d nodes", h, n, len(cp.free), len(cp.nodes))
+		}
 	}
 	return nil
 }
@@ -211,34 +210,35 @@ func equal(a, b []int64) bool {
 
 // checkCP checks heap order and aggregates of the change-point treap at n
 // (under parent p), calling visit in order; it returns the size.
-func (t *Table) checkCP(n, p int32, visit func(int32) error) (int, error) {
+func (t *Table) checkCP(h HostID, n, p int32, visit func(int32) error) (int, error) {
 	if n < 0 {
 		return 0, nil
 	}
-	nd := t.cp.nodes[n]
-	if p >= 0 && nd.prio > t.cp.nodes[p].prio {
+	cp := &t.cp[h]
+	nd := cp.nodes[n]
+	if p >= 0 && nd.prio > cp.nodes[p].prio {
 		return 0, corrupt("change-point heap order at node %d", n)
 	}
-	a, err := t.checkCP(nd.l, n, visit)
+	a, err := t.checkCP(h, nd.l, n, visit)
 	if err != nil {
 		return 0, err
 	}
 	if err := visit(n); err != nil {
 		return 0, err
 	}
-	b, err := t.checkCP(nd.r, n, visit)
+	b, err := t.checkCP(h, nd.r, n, visit)
 	if err != nil {
 		return 0, err
 	}
 	for j := range t.Dims() {
-		w := t.cp.single(n, j)
+		w := cp.single(n, j)
 		if nd.l >= 0 {
-			w = t.cp.whole(nd.l, j).then(w)
+			w = cp.whole(nd.l, j).then(w)
 		}
 		if nd.r >= 0 {
-			w = w.then(t.cp.whole(nd.r, j))
+			w = w.then(cp.whole(nd.r, j))
 		}
-		if w != t.cp.whole(n, j) {
+		if w != cp.whole(n, j) {
 			return 0, corrupt("change-point aggregate at node %d", n)
 		}
 	}
@@ -249,8 +249,8 @@ func (t *Table) checkCP(n, p int32, visit func(int32) error) (int, error) {
 func (t *Table) checkMset() error {
 	want := make(map[int64]int32)
 	for h := range t.hosts {
-		_, _ = t.checkCP(t.cpRoot[h], nilNode, func(n int32) error {
-			want[t.cp.nodes[n].key]++
+		_, _ = t.checkCP(HostID(h), t.cpRoot[h], nilNode, func(n int32) error {
+			want[t.cp[h].nodes[n].key]++
 			return nil
 		})
 	}

@@ -172,7 +172,7 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 // all time (read off the root's aggregate, O(1)); ignoring reservations
 // only lowers usage, so it holds for any Ignore too.
 func (s *fitSweep) roomy(h HostID) bool {
-	p, root := &s.t.cp, s.t.cpRoot[h]
+	p, root := &s.t.cp[h], s.t.cpRoot[h]
 	if len(s.peak) != p.dims {
 		s.peak = make([]int64, p.dims)
 	}

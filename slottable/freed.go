@@ -292,7 +292,7 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 		if len(slots) > 0 {
 			t.usedWithout(h, at, end, slots, q.Ignore, used)
 		} else {
-			t.cp.maxUsage(t.cpRoot[h], at, end, used)
+			t.cp[h].maxUsage(t.cpRoot[h], at, end, used)
 		}
 		if c := fitCount(t.hosts[h].Capacity, used, q.Per, q.N); c > 0 {
 			counts = append(counts, HostCount{Host: h, Count: c})
@@ -329,7 +329,7 @@ func (t *Table) usedWithout(h HostID, f, e int64, slots []int32, ignore func(Res
 		t.usedIgnoring(h, f, e, ignore, out)
 		return
 	}
-	t.cp.maxUsage(t.cpRoot[h], f, e, out)
+	t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
 	for j, v := range res {
 		out[j] -= v
 	}

@@ -27,7 +27,7 @@ func (t *Table) Used(h HostID, from, to time.Time) Resources {
 	}
 	f, e := span(from, to)
 	out := make(Resources, t.Dims())
-	t.cp.maxUsage(t.cpRoot[h], f, e, out)
+	t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
 	return out
 }
 
@@ -96,7 +96,7 @@ func fitCount(capacity, used, per []int64, limit int) int {
 // the reservations ignore reports as absent.
 func (t *Table) usedIgnoring(h HostID, f, e int64, ignore func(Reservation) bool, out []int64) {
 	if ignore == nil {
-		t.cp.maxUsage(t.cpRoot[h], f, e, out)
+		t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
 		return
 	}
 	var w walker
@@ -113,6 +113,7 @@ func (t *Table) usedIgnoring(h HostID, f, e int64, ignore func(Reservation) bool
 // at a time, optionally leaving out ignored reservations.
 type walker struct {
 	t     *Table
+	p     *cpPool // the host's change-point nodes
 	to    int64
 	at    int64   // time of the current step
 	usage []int64 // usage over [at, next change)
@@ -138,7 +139,8 @@ func (w *walker) init(t *Table, h HostID, from, to int64, ignore func(Reservatio
 	} else {
 		w.usage = make([]int64, t.Dims())
 	}
-	w.stack = t.cp.seek(t.cpRoot[h], from, w.usage, w.stack[:0])
+	w.p = &t.cp[h]
+	w.stack = w.p.seek(t.cpRoot[h], from, w.usage, w.stack[:0])
 	w.ev, w.ei = w.ev[:0], 0
 	if ignore == nil {
 		return
@@ -185,7 +187,7 @@ func (w *walker) leaveOut(s int32, from, to int64) {
 // next advances to the next change point before to, applying every delta
 // there; it returns false at the end.
 func (w *walker) next() bool {
-	p := &w.t.cp
+	p := w.p
 	at := int64(posInf)
 	if len(w.stack) > 0 {
 		at = p.nodes[w.stack[len(w.stack)-1]].key
@@ -217,7 +219,7 @@ func (w *walker) next() bool {
 // host h over capacity in a dimension where res is positive.
 func (t *Table) checkFits(h HostID, s, e int64, res Resources) error {
 	used := make([]int64, t.Dims())
-	t.cp.maxUsage(t.cpRoot[h], s, e, used)
+	t.cp[h].maxUsage(t.cpRoot[h], s, e, used)
 	capy := t.hosts[h].Capacity
 	for j, v := range res {
 		if v > 0 && used[j]+v > capy[j] {
@@ -286,6 +288,21 @@ func (t *Table) Overlapping(from, to time.Time) []Reservation {
 		out = t.appendOn(out, HostID(h), f, e)
 	}
 	return out
+}
+
+// EachOverlapping calls fn with every reservation that overlaps
+// [from, to), in Overlapping's order, without copying them out: r.Res is
+// the table's own, which fn must neither change nor keep. It is
+// Overlapping for callers that only look (the scheduler's preemption
+// candidates), and allocates nothing.
+func (t *Table) EachOverlapping(from, to time.Time, fn func(r Reservation)) {
+	f, e := toNS(from), toNS(to)
+	for h := range t.hosts {
+		t.it.visit(t.itRoot[h], f, e, func(s int32) bool {
+			fn(t.rs[s])
+			return true
+		})
+	}
 }
 
 // LatestEnd returns the latest end of host h's reservations, or the zero

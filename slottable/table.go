@@ -15,9 +15,9 @@ type Table struct {
 	names []string
 	hosts []Host
 
-	cp     cpPool  // change-point treap nodes of every host
-	cpRoot []int32 // per host: root of its change-point treap
-	ms     mset    // every host's change points, with counts
+	cp     []cpPool // per host: the nodes of its change-point treap (a pool per host keeps a host's nodes together in memory)
+	cpRoot []int32  // per host: root of its change-point treap
+	ms     mset     // every host's change points, with counts
 
 	rs     []Reservation // by slot; ID 0 marks a free slot
 	it     itree         // interval-treap node of each slot
@@ -38,7 +38,6 @@ func New(extra ...string) *Table {
 	names := append([]string{"cpu", "memory"}, extra...)
 	return &Table{
 		names: names,
-		cp:    cpPool{dims: len(names), rng: prng{s: 0x5107_7ab1e}},
 		ms:    newMset(0xc4a9_6e50),
 		it:    itree{rng: prng{s: 0x1e7e_7a1}},
 		byID:  make(map[ResID]int32),
@@ -81,6 +80,7 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	}
 	id := HostID(len(t.hosts))
 	t.hosts = append(t.hosts, Host{ID: id, Name: name, Capacity: slices.Clone(capacity)})
+	t.cp = append(t.cp, cpPool{dims: len(t.names), rng: prng{s: 0x5107_7ab1e + uint64(id)}})
 	t.cpRoot = append(t.cpRoot, nilNode)
 	t.itRoot = append(t.itRoot, nilNode)
 	t.logFreed(0, id, negInf, posInf, nil, false) // a new host: capacity everywhere
@@ -168,7 +168,7 @@ func (t *Table) applyDelta(h HostID, key int64, res Resources, sign int64) {
 	if allZero(res) {
 		return
 	}
-	root, ch := t.cp.add(t.cpRoot[h], key, res, sign)
+	root, ch := t.cp[h].add(t.cpRoot[h], key, res, sign)
 	t.cpRoot[h] = root
 	switch {
 	case ch > 0:
@@ -323,7 +323,7 @@ func (t *Table) Clone() *Table {
 	c := &Table{
 		names:    slices.Clone(t.names),
 		hosts:    make([]Host, len(t.hosts)),
-		cp:       t.cp.clone(),
+		cp:       make([]cpPool, len(t.cp)),
 		cpRoot:   slices.Clone(t.cpRoot),
 		ms:       t.ms.clone(),
 		rs:       slices.Clone(t.rs),
@@ -342,6 +342,9 @@ func (t *Table) Clone() *Table {
 	for i, h := range t.hosts {
 		h.Capacity = slices.Clone(h.Capacity)
 		c.hosts[i] = h
+	}
+	for h := range t.cp {
+		c.cp[h] = t.cp[h].clone()
 	}
 	for k, v := range t.byID {
 		c.byID[k] = v

@@ -45,7 +45,8 @@ func heuristicFamily(cands []Candidate, feasible Feasible) []Set {
 			fam = append(fam, s)
 		}
 	}
-	for _, order := range [][]int{movOrder(cands), mlipOrder(cands), momlOrder(cands)} {
+	mlip := mlipOrder(cands)
+	for _, order := range [][]int{movOrder(cands), mlip, momlFrom(cands, mlip)} {
 		run(order, -1, -1)
 		for k := 1; k <= heuristicStarts && k < n; k++ {
 			run(order, order[k], -1) // order[0] forced first is the plain run
@@ -66,7 +67,7 @@ func heuristicFamily(cands []Candidate, feasible Feasible) []Set {
 // monotone).
 func greedy(o *setOracle, n int, order []int, first, skip int) (Set, bool) {
 	s := NewSet(n)
-	added := make([]int, 0, n)
+	var added []int
 	fits := false
 	if first >= 0 {
 		s.Add(first)
@@ -147,15 +148,18 @@ func mlipOrder(cands []Candidate) []int {
 // momlOrder is mlipOrder with the candidates whose own overhead exceeds the
 // median single-candidate overhead moved to the end, so they are added only
 // when the others are not enough.
-func momlOrder(cands []Candidate) []int {
+func momlOrder(cands []Candidate) []int { return momlFrom(cands, mlipOrder(cands)) }
+
+// momlFrom is momlOrder from the candidates' mlipOrder, which it does not
+// change.
+func momlFrom(cands []Candidate, mlip []int) []int {
 	hs := make([]int64, len(cands))
 	for i, c := range cands {
 		hs[i] = int64(c.Overhead)
 	}
 	alpha := median(hs)
-	idx := mlipOrder(cands)
 	var cheap, dear []int
-	for _, i := range idx {
+	for _, i := range mlip {
 		if int64(cands[i].Overhead) <= alpha {
 			cheap = append(cheap, i)
 		} else {

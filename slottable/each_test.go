@@ -1,0 +1,42 @@
+package slottable
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestEachOverlappingIsOverlapping: EachOverlapping visits exactly the
+// reservations Overlapping returns, in the same order, over random tables
+// and intervals (including empty and inverted ones).
+func TestEachOverlappingIsOverlapping(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 3))
+		tab := New()
+		hosts := 1 + r.IntN(6)
+		for i := range hosts {
+			if _, err := tab.AddHost(string(rune('a'+i)), Resources{800, 8192}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 10 + r.IntN(60) {
+			if _, err := tab.Add(benchReservation(r, hosts, 24*time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 30 {
+			from := base.Add(time.Duration(r.Int64N(int64(30 * time.Hour))))
+			to := from.Add(time.Duration(r.Int64N(int64(10*time.Hour))) - time.Hour)
+			want := tab.Overlapping(from, to)
+			var got []Reservation
+			tab.EachOverlapping(from, to, func(x Reservation) { got = append(got, x) })
+			if len(want) == 0 && len(got) == 0 {
+				continue
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, [%v, %v): EachOverlapping gave %d reservations, Overlapping %d", seed, from, to, len(got), len(want))
+			}
+		}
+	}
+}
