@@ -184,6 +184,41 @@ func TestEnergyExternalWaits(t *testing.T) {
 	}
 }
 
+// energy.violation_alpha measures the rate against its own threshold.
+// SESP as in TestEnergyExternalWaits: E (600 s) waits 3320 s. Against
+// the run's waiting factor 5 the threshold is 3000 s: a violation (100
+// %); against violation_alpha 6 it is 3600 s: none (0 %); against 5
+// again, but the waiting factor still drives the policy: with 2, V = (t -
+// 100) / 1200 reaches 1 at the tick 1500 s, host000 boots [1500, 1620)
+// and E waits 1520 s < 3000 s: 0 % (against its own 1200 s, 100 %).
+func TestEnergyViolationAlpha(t *testing.T) {
+	for _, c := range []struct {
+		name                    string
+		violationAlpha, waiting float64 // energy.violation_alpha, energy.waiting_factor
+		threshold, start, rate  float64
+	}{
+		{"own alpha", 0, 5, 3000, 3420, 100},
+		{"violation alpha 6", 6, 5, 3600, 3420, 0},
+		{"alpha 2 measured at 5", 5, 2, 3000, 1620, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := energyConfig(4, "sesp")
+			cfg.Energy.ViolationAlpha = c.violationAlpha
+			cfg.Energy.Params.Alpha = c.waiting
+			run := simulateEnergyCfg(t, cfg, lease("E").At(100).For(600))
+			assertSpans(t, run.r, []string{fmt.Sprintf("E vm %.3f-%.3f @0", c.start, c.start+600)})
+			if *run.r.Metrics.ViolationRate != c.rate || run.r.Energy.ThresholdS != c.threshold {
+				t.Errorf("violation rate %v, threshold %v s; want %v, %v", *run.r.Metrics.ViolationRate, run.r.Energy.ThresholdS, c.rate, c.threshold)
+			}
+		})
+	}
+	bad := energyConfig(4, "sesp")
+	bad.Energy.ViolationAlpha = -1
+	if err := bad.Energy.Validate(); err == nil || !strings.Contains(err.Error(), "energy.violation_alpha") {
+		t.Errorf("violation_alpha -1: %v", err)
+	}
+}
+
 // PEMP on a tick for an external lease that needs two hosts while one is
 // on. L (local, one VM) holds host000 over [1200, 8400) (switched on by
 // the guard, booting [1080, 1200)); E (two VMs, 3600 s) arrives at 1300 s

@@ -262,7 +262,7 @@ func simEnergy(e config.Energy, policy string) (sim.EnergyConfig, error) {
 	if err != nil {
 		return sim.EnergyConfig{}, err
 	}
-	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, Next: next, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals}, nil
+	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, Next: next, NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals, ViolationAlpha: e.ViolationAlpha}, nil
 }
 
 // runName is a run's column: the preemption policy, with the backfilling
