@@ -87,6 +87,10 @@ func (p *powerCtl) report(r *report.Report) error {
 	r.Energy = &report.EnergyStats{Policy: p.cfg.Policy, Decisions: st.Decisions, SwitchedOn: st.SwitchedOn,
 		Guarded: st.Guarded, Drained: st.Drained, SwitchedOff: st.SwitchedOff,
 		Consolidated: st.Consolidated, MeanHostsOn: meanHostsOn(samples), ThresholdS: threshold.Seconds()}
+	if p.managed {
+		idle := p.idleTime(end)
+		r.Energy.Idle = &idle
+	}
 	return nil
 }
 
