@@ -46,6 +46,21 @@ def main():
         for a, viol, kwh, idle in v:
             i = "" if not idle else f"{idle['after_boot']:,.0f} / {idle['between']:,.0f} ({idle.get('between_held', float('nan')):,.0f}) / {idle['before_off']:,.0f}"
             print(f"| {local} % | {name} | {a:g} | {kwh:,.0f} | {viol:.2f} | {i} |")
+    # For every SESP point: each other line's least energy at a violation
+    # rate no higher (its frontier there), and how far below SESP it is.
+    print()
+    print("| local | SESP alpha | SESP violation % | SESP kWh | line | least kWh at <= that rate | vs SESP |")
+    print("|---|---|---|---|---|---|---|")
+    for local, name, v in series:
+        if not name.startswith("SESP"):
+            continue
+        for a, viol, kwh, _ in v:
+            for local2, name2, v2 in series:
+                if local2 != local or name2.startswith("SESP"):
+                    continue
+                best = min((p[2] for p in v2 if p[1] <= viol), default=None)
+                if best is not None:
+                    print(f"| {local} % | {a:g} | {viol:.2f} | {kwh:,.0f} | {name2} | {best:,.0f} | {100 * (best / kwh - 1):+.1f} % |")
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
     W, H, P = 420, 320, 55
     locals_ = sorted({s[0] for s in series})

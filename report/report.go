@@ -55,7 +55,9 @@ type IdleHours struct {
 	// BetweenHeldH is the part of BetweenLongH before a lease submitted
 	// before the gap began: the host was held for it, planned ahead.
 	BetweenHeldH float64 `json:"between_held"`
-	BeforeOffH   float64 `json:"before_off"` // from the last thing run to the shutdown
+	// BetweenHeldLocalH is the part of BetweenHeldH held for local leases.
+	BetweenHeldLocalH float64 `json:"between_held_local"`
+	BeforeOffH        float64 `json:"before_off"` // from the last thing run to the shutdown
 }
 
 // Lease is one lease's outcome.

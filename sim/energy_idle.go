@@ -22,7 +22,8 @@ import (
 //     need, or by a tick that switched hosts on; and of these BetweenHeldH
 //     in gaps whose next lease was submitted before the gap began: it
 //     was waiting, planned on the host (scheduler.PowerOff refuses a host
-//     with reservations ahead);
+//     with reservations ahead), BetweenHeldLocalH when that lease was
+//     local (an advance reservation submitted with notice);
 //   - BeforeOff: from the last thing it ran to its shutdown (the grace
 //     period and the tick), or to end.
 //
@@ -88,6 +89,9 @@ func (p *powerCtl) idleTime(end time.Time) report.IdleHours {
 							idle.BetweenLongH += gap
 							if l := p.e.s.Lease(s.lease); l != nil && l.Submitted.Before(t) {
 								idle.BetweenHeldH += gap
+								if l.Req.Origin == scheduler.Local {
+									idle.BetweenHeldLocalH += gap
+								}
 							}
 						}
 					}
