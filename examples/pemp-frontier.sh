@@ -4,8 +4,8 @@
 # notice), over the waiting factors 1, 2, 5, 10 and 20. Every run's
 # violation rate is measured against the one threshold of alpha = 5
 # (energy.violation_alpha), so the points are comparable.
-#   bash examples/pemp-frontier.sh [BORA] [OUTDIR] [POLICIES]
-# Writes OUTDIR/<local>-a<alpha>.json and prints the table of
+#   bash examples/pemp-frontier.sh [BORA] [OUTDIR] [POLICIES]   (BORA on PATH or absolute)
+# Writes OUTDIR/l<local>-a<alpha>.json and prints the table of
 # docs/experiments.md ("PEMP against SESP: the frontier"). Each line is
 # one bora simulate running SESP and PEMP side by side (2 cores); about
 # 3 minutes a line on a quiet 2-core machine.
@@ -14,6 +14,7 @@ B=${1:-bora}
 O=${2:-out/pemp-frontier}
 P=${3:-sesp,pemp}
 mkdir -p "$O"
+O=$(cd "$O" && pwd)
 cd "$(dirname "$0")/.."
 T=testdata/traces
 for local in 15 30; do
