@@ -363,3 +363,26 @@ func TestEnergyBusyWatts(t *testing.T) {
 	assertJoules(t, r, 1080000)
 	_ = time.Second
 }
+
+// The idle split of the report (sim/energy_idle.go), under GESP: L1
+// (local, 1 VM) holds host000 over [1200, 1800), switched on for it
+// (booting [1080, 1200)); L2 (local, 1 VM) arrives at 1300 s for [4000,
+// 4600) and is placed on host000, on and free then: nothing is switched on
+// for it. host000 runs nothing over [1800, 4000) but cannot go off (L2's
+// reservation ahead): 2200 s between two leases, longer than grace + tick
+// (600 s), before a lease submitted before the gap (held), a local one.
+// The run ends with L2 at 4600 s: nothing after it is counted.
+func TestEnergyIdleSplit(t *testing.T) {
+	run := simulateEnergy(t, 2, "gesp",
+		lease("L1").At(600).AR(1200).For(600),
+		lease("L2").At(1300).AR(4000).For(600),
+	)
+	assertSpans(t, run.r, []string{"L1 vm 1200.000-1800.000 @0", "L2 vm 4000.000-4600.000 @0"})
+	h := 2200.0 / 3600
+	want := report.IdleHours{BetweenH: h, BetweenLongH: h, BetweenHeldH: h, BetweenHeldLocalH: h}
+	if idle := run.r.Energy.Idle; idle == nil || *idle != want {
+		t.Errorf("idle %+v, want %+v", idle, want)
+	}
+	// host000: booting 120 s, on [1200, 4600): 3520 s x 117 W.
+	assertJoules(t, run.r, 3520*117)
+}
