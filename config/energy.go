@@ -22,6 +22,7 @@ import (
 //	  schedule: ""          # or a cron spec ("*/10 * * * *", "@every 5m"), instead of tick
 //	  consolidate: true     # PEMP may empty hosts to switch them off
 //	  external_arrivals: false # also decide on each arriving external lease
+//	  violation_alpha: 0    # threshold factor of the violation rate; 0: waiting_factor
 //	  idle_watts: 117       # and busy_watts, boot_watts, shutdown_watts, off_watts
 //	  boot: 2m              # boot and shutdown times
 //	  fuzzy: {...}          # PEMP's sets and rules (energy.FuzzyConfig)
@@ -41,7 +42,13 @@ type Energy struct {
 	Consolidate bool `yaml:"consolidate"`
 	// ExternalArrivals has the policy decide on each arriving external
 	// lease too (docs/models.md §5: local arrivals and the tick only).
-	ExternalArrivals  bool `yaml:"external_arrivals"`
+	ExternalArrivals bool `yaml:"external_arrivals"`
+	// ViolationAlpha, when positive, is the factor of the violation
+	// rate's threshold (ViolationAlpha × the mean duration) instead of
+	// WaitingFactor, so that runs at different waiting factors are
+	// measured against one threshold; 0 measures each run against its
+	// own waiting factor.
+	ViolationAlpha    float64 `yaml:"violation_alpha"`
 	energy.PowerModel `yaml:",inline"`
 	Fuzzy             energy.FuzzyConfig `yaml:"fuzzy"`
 }
@@ -97,6 +104,9 @@ func (e Energy) Validate() error {
 	}
 	if e.Tick <= 0 {
 		return fieldErr("energy.tick", "must be positive")
+	}
+	if !(e.ViolationAlpha >= 0) {
+		return fieldErr("energy.violation_alpha", fmt.Sprintf("must not be negative, got %v", e.ViolationAlpha))
 	}
 	if _, err := e.Cron(); err != nil {
 		return err

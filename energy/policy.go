@@ -40,7 +40,12 @@ type Input struct {
 	// LocalNeedAtStart is the number of hosts local leases still require
 	// at the request's start, the request included when it is local.
 	LocalNeedAtStart int
-	Idle             []IdleHost
+	// Room, for an external request, is how many of its Need hosts it
+	// could have already on the hosts on or booting (0 when unknown).
+	// PEMP reads it: an external lease never preempts, so hosts switched
+	// on for it are of use only if, with Room, they cover Need.
+	Room int
+	Idle []IdleHost
 }
 
 // Reason says which branch of its policy a Decision took.
@@ -58,6 +63,7 @@ const (
 	ReasonConsolidate    Reason = "consolidate"        // PEMP f > 1: hosts emptied and switched off
 	ReasonNoConsolidate  Reason = "nothing-to-consolidate"
 	ReasonLocalNeedsHost Reason = "consolidation-blocked" // local leases need the hosts at the request's start
+	ReasonExternalLack   Reason = "external-lack"         // PEMP: an external request gets what it lacks, all or nothing
 )
 
 // Decision is what a policy wants done.
@@ -251,6 +257,9 @@ func (s *SESP) Decide(in Input) Decision {
 // of the fuzzy system for (V, C) and n = Need:
 //
 //	f <= 1: SwitchOn = min(Off, ceil(n*(1-f))) (the rest by preemption);
+//	        for an external request, which cannot preempt, SwitchOn =
+//	        min(Off, n - Room) instead when ceil(n*(1-f)) >= 1
+//	        (externalShare: what it lacks, no more and no less);
 //	f >  1: SwitchOn = 0 (all by preemption), Consolidate = Num with
 //	        Num = n if f >= 2, else round(n*(f-1)),
 //	        only if LocalNeedAtStart <= On - len(SwitchOff) - Num
@@ -299,6 +308,10 @@ func (p *PEMP) Decide(in Input) Decision {
 		}
 		d.Rule = fmt.Sprintf("pemp: V=%.4g C=%.4g f=%.4g <= 1: switch on min(off %d, ceil(%d*(1-f))=%d) = %d",
 			in.V, in.C, f, in.Off, n, want, d.SwitchOn)
+		if !in.Local && want > 0 {
+			externalShare(&d, in, n, want)
+			return d
+		}
 		if d.SwitchOn == 0 {
 			d.SwitchOff = idleOff(in, p.grace)
 		}
@@ -324,6 +337,22 @@ func (p *PEMP) Decide(in Input) Decision {
 	d.Rule = fmt.Sprintf("pemp: V=%.4g C=%.4g f=%.4g > 1: Num=%d; local need %d <= on %d - idle off %d - %d: %t; consolidate %d",
 		in.V, in.C, f, num, in.LocalNeedAtStart, in.On, len(d.SwitchOff), num, in.LocalNeedAtStart <= stay-num, d.Consolidate)
 	return d
+}
+
+// externalShare is PEMP's f <= 1 for an external request of n hosts, of
+// which the policy wants want > 0 switched on. The rest cannot come from
+// preemption: hosts switched on short of what the lease lacks (n - Room)
+// would sit idle while it waits, and hosts beyond it would not be its.
+// So the lease gets what it lacks, capped by the hosts off; nothing when
+// it lacks nothing (it can start on what is on, and the idle hosts stay:
+// they are its room).
+func externalShare(d *Decision, in Input, n, want int) {
+	lack := max(0, n-max(0, in.Room))
+	d.SwitchOn = min(lack, max(0, in.Off))
+	d.SwitchOff = nil
+	d.Reason = ReasonExternalLack
+	d.Rule = fmt.Sprintf("pemp: V=%.4g C=%.4g f=%.4g <= 1: external wants ceil(%d*(1-f))=%d: switch on min(off %d, lack %d-%d) = %d",
+		in.V, in.C, d.F, n, want, in.Off, n, in.Room, d.SwitchOn)
 }
 
 // idleOff returns the idle hosts past the grace period (idle for at least

@@ -63,8 +63,21 @@ func TestPEMP(t *testing.T) {
 		{"f .25", nil, with(func(in *Input) { in.V, in.C = vHR, cM }), 0.25, want{3, 0, nil, ReasonSwitchOn}},
 		// Only 2 off: on 2, preempt 4-2 = 2.
 		{"f .25 two off", nil, with(func(in *Input) { in.V, in.C, in.Off = vHR, cM, 2 }), 0.25, want{2, 0, nil, ReasonSwitchOn}},
-		// External: the same 3 on, never preempts.
-		{"f .25 external", nil, with(func(in *Input) { in.V, in.C, in.Local = vHR, cM, false }), 0.25, want{3, 0, nil, ReasonSwitchOn}},
+		// External, which never preempts: 3 on would leave it one host
+		// short, waiting; with no room on what is on it lacks all 4: on 4.
+		{"f .25 external", nil, with(func(in *Input) { in.V, in.C, in.Local = vHR, cM, false }), 0.25, want{4, 0, nil, ReasonExternalLack}},
+		// Room for 1 on the hosts on: it lacks 4 - 1 = 3.
+		{"f .25 external room 1", nil, with(func(in *Input) { in.V, in.C, in.Local, in.Room = vHR, cM, false, 1 }), 0.25, want{3, 0, nil, ReasonExternalLack}},
+		// f = .03 wants ceil(4*.97) = 4, but with room for 3 it lacks 1:
+		// no more than that.
+		{"f .03 external room 3", nil, with(func(in *Input) { in.V, in.C, in.Local, in.Room = 0.9, 0.9, false, 3 }), 0.03, want{1, 0, nil, ReasonExternalLack}},
+		// Room for all 4: nothing on, and the idle hosts stay (they are its
+		// room).
+		{"f .25 external room 4", nil, with(func(in *Input) { in.V, in.C, in.Local, in.Room = vHR, cM, false, 4 }), 0.25, want{0, 0, nil, ReasonExternalLack}},
+		// Lacks 3 with 2 off: 2 on.
+		{"f .25 external two off", nil, with(func(in *Input) { in.V, in.C, in.Local, in.Room, in.Off = vHR, cM, false, 1, 2 }), 0.25, want{2, 0, nil, ReasonExternalLack}},
+		// f = AP 1 wants none: as for a local request, idle x and w go off.
+		{"f 1 external", nil, with(func(in *Input) { in.V, in.C, in.Local = vLR, cVH, false }), 1, want{0, 0, []string{"x", "w"}, ReasonPreemptOnly}},
 		// None off: all 4 by preemption; idle x and w go off (10 on, local
 		// need 0).
 		{"f .25 none off", nil, with(func(in *Input) { in.V, in.C, in.Off = vHR, cM, 0 }), 0.25, want{0, 0, []string{"x", "w"}, ReasonNoHostOff}},

@@ -230,6 +230,9 @@ func (c *Controller) onTick(now time.Time, quiet bool) []scheduler.Action {
 		n = c.hostsFor(head.Req.VMs, head.Req.CPU, head.Req.Memory)
 	}
 	in := c.input(now, n, false, now)
+	if head != nil {
+		in.Room = c.externalRoom(now, head, n)
+	}
 	d := c.cfg.Policy.Decide(in)
 	c.stats.Decisions++
 	if head != nil {

@@ -29,6 +29,10 @@
 //     least one host is switched on, so that it has a boot to wait for.
 //   - A tick does not switch hosts on again for a request it switched
 //     hosts on for while they boot.
+//   - On a tick the policy is told how much of the head of the external
+//     queue the hosts on or booting can hold already (energy.Input.Room,
+//     externalRoom): PEMP switches on what the head lacks, not a share of
+//     it that would leave it waiting (energy.PEMP).
 //   - Consolidation (PEMP, f > 1) empties hosts holding leases, fewest
 //     first, only when what runs there fits right away on other
 //     switched-on hosts that hold leases (a move needs a destination), and

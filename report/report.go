@@ -46,15 +46,32 @@ type PowerSample struct {
 // EnergyStats counts the energy controller's decisions and power
 // operations in a run.
 type EnergyStats struct {
-	Policy       string  `json:"policy"`
-	Decisions    int     `json:"decisions"`
-	SwitchedOn   int     `json:"switched_on"`
-	Guarded      int     `json:"switched_on_for_local"` // of SwitchedOn: for local leases the policy left short
-	Drained      int     `json:"switched_on_at_end"`    // of SwitchedOn: for the queue once the trace is over
-	SwitchedOff  int     `json:"switched_off"`
-	Consolidated int     `json:"consolidated"`     // hosts emptied to be switched off
-	MeanHostsOn  float64 `json:"mean_hosts_on"`    // time-weighted, over the makespan
-	ThresholdS   float64 `json:"wait_threshold_s"` // alpha * mean external duration
+	Policy       string     `json:"policy"`
+	Decisions    int        `json:"decisions"`
+	SwitchedOn   int        `json:"switched_on"`
+	Guarded      int        `json:"switched_on_for_local"` // of SwitchedOn: for local leases the policy left short
+	Drained      int        `json:"switched_on_at_end"`    // of SwitchedOn: for the queue once the trace is over
+	SwitchedOff  int        `json:"switched_off"`
+	Consolidated int        `json:"consolidated"`              // hosts emptied to be switched off
+	MeanHostsOn  float64    `json:"mean_hosts_on"`             // time-weighted, over the makespan
+	ThresholdS   float64    `json:"wait_threshold_s"`          // alpha * mean external duration
+	Idle         *IdleHours `json:"idle_host_hours,omitempty"` // time hosts were on running nothing
+}
+
+// IdleHours is the host time on with nothing running, in hours, by what
+// ended it (sim/energy_idle.go).
+type IdleHours struct {
+	AfterBootH float64 `json:"after_boot"` // from coming on to the first thing run
+	BetweenH   float64 `json:"between"`    // between two things run
+	// BetweenLongH is the part of BetweenH in gaps longer than the grace
+	// period and a tick: the host was kept on through them.
+	BetweenLongH float64 `json:"between_long"`
+	// BetweenHeldH is the part of BetweenLongH before a lease submitted
+	// before the gap began: the host was held for it, planned ahead.
+	BetweenHeldH float64 `json:"between_held"`
+	// BetweenHeldLocalH is the part of BetweenHeldH held for local leases.
+	BetweenHeldLocalH float64 `json:"between_held_local"`
+	BeforeOffH        float64 `json:"before_off"` // from the last thing run to the shutdown
 }
 
 // Lease is one lease's outcome.

@@ -29,6 +29,10 @@ type EnergyConfig struct {
 	// ExternalArrivals has the policy decide on each arriving external
 	// lease as well (not in docs/models.md §5; for experiments).
 	ExternalArrivals bool
+	// ViolationAlpha, when positive, is the factor of the violation
+	// rate's threshold instead of Params.Alpha (runs at different waiting
+	// factors measured against one threshold); 0: Params.Alpha.
+	ViolationAlpha float64
 }
 
 // DefaultTick is the period of the energy controller when none is set.
@@ -47,6 +51,9 @@ func (c EnergyConfig) Validate() error {
 	}
 	if c.Tick < 0 {
 		return fmt.Errorf("energy.tick: must not be negative, got %s", c.Tick)
+	}
+	if !(c.ViolationAlpha >= 0) {
+		return fmt.Errorf("energy.violation_alpha: must not be negative, got %v", c.ViolationAlpha)
 	}
 	return nil
 }

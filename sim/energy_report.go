@@ -87,6 +87,10 @@ func (p *powerCtl) report(r *report.Report) error {
 	r.Energy = &report.EnergyStats{Policy: p.cfg.Policy, Decisions: st.Decisions, SwitchedOn: st.SwitchedOn,
 		Guarded: st.Guarded, Drained: st.Drained, SwitchedOff: st.SwitchedOff,
 		Consolidated: st.Consolidated, MeanHostsOn: meanHostsOn(samples), ThresholdS: threshold.Seconds()}
+	if p.managed {
+		idle := p.idleTime(end)
+		r.Energy.Idle = &idle
+	}
 	return nil
 }
 
@@ -128,7 +132,8 @@ func (p *powerCtl) meterEvents(end time.Time) []meterEvent {
 
 // violations is the waiting-threshold violation rate over the external
 // leases that started: a wait is first start minus submission, a
-// duration the requested one.
+// duration the requested one. The threshold's factor is the run's
+// waiting factor, or ViolationAlpha when set.
 func (p *powerCtl) violations() (float64, time.Duration) {
 	var fin []energy.Finished
 	for _, l := range p.e.s.Leases() {
@@ -137,7 +142,11 @@ func (p *powerCtl) violations() (float64, time.Duration) {
 		}
 		fin = append(fin, energy.Finished{Wait: l.FirstStart.Sub(l.Submitted), Duration: l.Req.Duration})
 	}
-	return energy.ViolationRate(fin, p.cfg.Params.Alpha)
+	alpha := p.cfg.Params.Alpha
+	if p.cfg.ViolationAlpha > 0 {
+		alpha = p.cfg.ViolationAlpha
+	}
+	return energy.ViolationRate(fin, alpha)
 }
 
 // meanHostsOn is the time-weighted mean of the hosts on over the samples.

@@ -184,6 +184,41 @@ func TestEnergyExternalWaits(t *testing.T) {
 	}
 }
 
+// energy.violation_alpha measures the rate against its own threshold.
+// SESP as in TestEnergyExternalWaits: E (600 s) waits 3320 s. Against
+// the run's waiting factor 5 the threshold is 3000 s: a violation (100
+// %); against violation_alpha 6 it is 3600 s: none (0 %); against 5
+// again, but the waiting factor still drives the policy: with 2, V = (t -
+// 100) / 1200 reaches 1 at the tick 1500 s, host000 boots [1500, 1620)
+// and E waits 1520 s < 3000 s: 0 % (against its own 1200 s, 100 %).
+func TestEnergyViolationAlpha(t *testing.T) {
+	for _, c := range []struct {
+		name                    string
+		violationAlpha, waiting float64 // energy.violation_alpha, energy.waiting_factor
+		threshold, start, rate  float64
+	}{
+		{"own alpha", 0, 5, 3000, 3420, 100},
+		{"violation alpha 6", 6, 5, 3600, 3420, 0},
+		{"alpha 2 measured at 5", 5, 2, 3000, 1620, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := energyConfig(4, "sesp")
+			cfg.Energy.ViolationAlpha = c.violationAlpha
+			cfg.Energy.Params.Alpha = c.waiting
+			run := simulateEnergyCfg(t, cfg, lease("E").At(100).For(600))
+			assertSpans(t, run.r, []string{fmt.Sprintf("E vm %.3f-%.3f @0", c.start, c.start+600)})
+			if *run.r.Metrics.ViolationRate != c.rate || run.r.Energy.ThresholdS != c.threshold {
+				t.Errorf("violation rate %v, threshold %v s; want %v, %v", *run.r.Metrics.ViolationRate, run.r.Energy.ThresholdS, c.rate, c.threshold)
+			}
+		})
+	}
+	bad := energyConfig(4, "sesp")
+	bad.Energy.ViolationAlpha = -1
+	if err := bad.Energy.Validate(); err == nil || !strings.Contains(err.Error(), "energy.violation_alpha") {
+		t.Errorf("violation_alpha -1: %v", err)
+	}
+}
+
 // PEMP on a tick for an external lease that needs two hosts while one is
 // on. L (local, one VM) holds host000 over [1200, 8400) (switched on by
 // the guard, booting [1080, 1200)); E (two VMs, 3600 s) arrives at 1300 s
@@ -191,30 +226,20 @@ func TestEnergyExternalWaits(t *testing.T) {
 //
 //   - 1500 s: V = 1/90, mu_LR = 1 - 3V = 0.96667, mu_MR = 0.03333; C over
 //     host000 alone, booked to 8400 s: C = 1 (VH): f = 0.96667 x AP(1) +
-//     0.03333 x 3QP(0.75) = 0.99167 <= 1: switch on ceil(2 x 0.00833) = 1,
-//     host001, booting [1500, 1620). E is then planned when L ends, on
-//     host000 and host001 over [8400, 12000).
-//   - From 1800 s: on 2; booked L to 8400 s and E over [8400, 12000): C =
-//     (15600 - t) / (2 (12000 - t)), between M (0.5) and H (0.75): with
-//     mu_M = (0.75 - C) / 0.25, mu_H = 1 - mu_M,
-//     f = mu_LR (1.5 mu_M + 1.25 mu_H) + mu_MR (1.25 mu_M + 0.5 mu_H).
-//     At 1800 s: V = 0.02778, C = 13800 / 20400 = 0.67647, f = 0.91667 x
-//     1.32353 + 0.08333 x 0.72059 = 1.27328 > 1, Num = round(2 x 0.27328)
-//     = 1: host000 holds L (local, not movable); host001 holds only E,
-//     which would find no room elsewhere up to 12000 s: nothing is
-//     emptied. host001 is not idle (E's reservation).
-//   - 3600 s: V = 0.12778, C = 12000 / 16800 = 0.71429: f = 0.61667 x
-//     1.28571 + 0.38333 x 0.60714 = 1.02560 > 1.
-//   - 3900 s: V = 0.14444, C = 11700 / 16200 = 0.72222: f = 0.56667 x
-//     1.27778 + 0.43333 x 0.58333 = 0.97685 <= 1: switch on ceil(2 x
-//     0.02315) = 1, host002, booting [3900, 4020); E is planned again at
-//     4020 s on host001 and host002 and runs to 7620 s.
-//   - host001 and host002, idle from 7620 s, are switched off at the tick
-//     8100 s (480 s >= 300 s; on 3 - local need 1 leaves room for both).
+//     0.03333 x 3QP(0.75) = 0.99167 <= 1: PEMP wants ceil(2 x 0.00833) =
+//     1 host. E is external and cannot preempt: on the hosts on or booting
+//     it has room for no VM over [1620, 5220 + shutdown) (L holds
+//     host000), so it lacks 2 hosts and gets both (external-lack):
+//     host001 and host002 boot [1500, 1620) and E runs [1620, 5220).
+//     (The ceil(n(1-f)) rule alone switched host001 on at 1500 s, where it
+//     waited for E, planned after L at 8400 s, until a second host came on
+//     at 3900 s: E started at 4020 s, 2400 s later, for 280800 J more.)
+//   - host001 and host002, idle from 5220 s, are switched off at the tick
+//     5700 s (480 s >= 300 s; on 3 - local need 1 leaves room for both).
 //     The run ends with L at 8400 s.
 //
-// Energy (117 W): host000 120 + 7200 s; host001 120 + [1620, 8100) + 60
-// = 6660 s; host002 120 + [4020, 8100) + 60 = 4260 s: 18240 s = 2134080 J.
+// Energy (117 W): host000 120 + 7200 s; host001 and host002 each 120 +
+// [1620, 5700) + 60 = 4260 s: 15840 s = 1853280 J.
 func TestEnergyPEMPOneHostShort(t *testing.T) {
 	run := simulateEnergy(t, 4, "pemp",
 		lease("L").At(600).AR(1200).For(7200),
@@ -222,18 +247,22 @@ func TestEnergyPEMPOneHostShort(t *testing.T) {
 	)
 	assertLines(t, "power", run.changes, []string{
 		"1080 host000 booting", "1200 host000 on",
-		"1500 host001 booting", "1620 host001 on",
-		"3900 host002 booting", "4020 host002 on",
-		"8100 host001 shutting-down", "8100 host002 shutting-down",
-		"8160 host001 off", "8160 host002 off",
+		"1500 host001 booting", "1500 host002 booting", "1620 host001 on", "1620 host002 on",
+		"5700 host001 shutting-down", "5700 host002 shutting-down",
+		"5760 host001 off", "5760 host002 off",
 	})
 	assertSpans(t, run.r, []string{
 		"L vm 1200.000-8400.000 @0",
-		"E vm 4020.000-7620.000 @1,2",
+		"E vm 1620.000-5220.000 @1,2",
 	})
-	assertJoules(t, run.r, 2134080)
+	assertJoules(t, run.r, 1853280)
 	if run.stats.Consolidated != 0 || run.stats.Guarded != 1 {
 		t.Errorf("stats %+v; want nothing consolidated, 1 host guarded", run.stats)
+	}
+	// Idle host time: host001 and host002 each [5220, 5700) before their
+	// shutdown, 480 s; nothing after a boot or between two leases.
+	if idle := run.r.Energy.Idle; idle == nil || idle.AfterBootH != 0 || idle.BetweenH != 0 || math.Abs(idle.BeforeOffH-960.0/3600) > 1e-9 {
+		t.Errorf("idle %+v; want 960 s before off only", idle)
 	}
 }
 
@@ -261,8 +290,9 @@ func TestEnergyPEMPOneHostShort(t *testing.T) {
 // host each: horizon 19689.425 s, L = 0.5 x 19400 + 0.5 x 19689.425 =
 // 19544.712, C = 0.99265 (mu_H 0.02939, mu_VH 0.97061): f = 0.5 (1.25 x
 // 0.02939 + 1 x 0.97061) + 0.5 (0.5 x 0.02939 + 0.75 x 0.97061) = 0.875:
-// switch on ceil(3 x 0.125) = 1: host000 (off since 2323.311 s), booting
-// [2400, 2520).
+// PEMP wants ceil(3 x 0.125) = 1 host; H, external, has no room on
+// host001 (A and B fill it) and lacks all 3: host000 (off since 2323.311
+// s), host002 and host003 boot [2400, 2520).
 func TestEnergyPEMPConsolidates(t *testing.T) {
 	cfg := energyConfig(4, "pemp")
 	cfg.Cluster.CPU, cfg.Cluster.Memory = 200, 2048
@@ -273,14 +303,15 @@ func TestEnergyPEMPConsolidates(t *testing.T) {
 		lease("B").At(1300).For(20000),
 		lease("H").At(1900).VMs(6).For(600),
 	)
-	if len(run.changes) < 8 {
+	if len(run.changes) < 11 {
 		t.Fatalf("power changes: %v", run.changes)
 	}
-	assertLines(t, "first power changes", run.changes[:8], []string{
+	assertLines(t, "first power changes", run.changes[:11], []string{
 		"1080 host000 booting", "1080 host001 booting",
 		"1200 host000 on", "1200 host001 on",
 		"2263 host000 shutting-down", "2323 host000 off",
-		"2400 host000 booting", "2520 host000 on",
+		"2400 host000 booting", "2400 host002 booting", "2400 host003 booting",
+		"2520 host000 on", "2520 host002 on",
 	})
 	got := spans(run.r)
 	var a []string
@@ -331,4 +362,27 @@ func TestEnergyBusyWatts(t *testing.T) {
 	}
 	assertJoules(t, r, 1080000)
 	_ = time.Second
+}
+
+// The idle split of the report (sim/energy_idle.go), under GESP: L1
+// (local, 1 VM) holds host000 over [1200, 1800), switched on for it
+// (booting [1080, 1200)); L2 (local, 1 VM) arrives at 1300 s for [4000,
+// 4600) and is placed on host000, on and free then: nothing is switched on
+// for it. host000 runs nothing over [1800, 4000) but cannot go off (L2's
+// reservation ahead): 2200 s between two leases, longer than grace + tick
+// (600 s), before a lease submitted before the gap (held), a local one.
+// The run ends with L2 at 4600 s: nothing after it is counted.
+func TestEnergyIdleSplit(t *testing.T) {
+	run := simulateEnergy(t, 2, "gesp",
+		lease("L1").At(600).AR(1200).For(600),
+		lease("L2").At(1300).AR(4000).For(600),
+	)
+	assertSpans(t, run.r, []string{"L1 vm 1200.000-1800.000 @0", "L2 vm 4000.000-4600.000 @0"})
+	h := 2200.0 / 3600
+	want := report.IdleHours{BetweenH: h, BetweenLongH: h, BetweenHeldH: h, BetweenHeldLocalH: h}
+	if idle := run.r.Energy.Idle; idle == nil || *idle != want {
+		t.Errorf("idle %+v, want %+v", idle, want)
+	}
+	// host000: booting 120 s, on [1200, 4600): 3520 s x 117 W.
+	assertJoules(t, run.r, 3520*117)
 }

@@ -16,6 +16,7 @@ func TestEnergy(t *testing.T) {
   waiting_factor: 4
   idle_watts: 100
   consolidate: false
+  violation_alpha: 5
   schedule: "*/10 * * * *"
   fuzzy:
     outputs: {NP: 0, QP: 0.25, HP: 0.5, 3QP: 0.75, AP: 1, LC: 1.25, MC: 1.5, HC: 1.75}
@@ -28,7 +29,7 @@ func TestEnergy(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sc.Policy != "pemp" || sc.Params.Alpha != 4 || sc.Params.Fuzzy.Outputs["HC"] != 1.75 || sc.Model.IdleWatts != 100 ||
-		!sc.NoConsolidation || sc.Next == nil {
+		!sc.NoConsolidation || sc.Next == nil || sc.ViolationAlpha != 5 {
 		t.Fatalf("simulator energy: %+v", sc)
 	}
 	// */10 from 10:03:20: the next tick is 10:10.

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -59,5 +61,52 @@ func TestHelpExitsZero(t *testing.T) {
 	code := run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
 	if code != exitOK || !strings.Contains(stdout.String(), "simulate") {
 		t.Errorf("exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+// TestSimulateViolationAlpha: --set energy.violation_alpha reaches the
+// simulator. One external lease E (600 s) arrives at 100 s on four hosts
+// that are off; SESP with waiting factor 2 switches host000 on at the
+// tick 1500 s (V = 1400 / 1200 >= 1), so E waits 1520 s. Against its own
+// threshold 2 x 600 = 1200 s that is a violation (100 %); against
+// violation_alpha 5, 3000 s, none (0 %).
+func TestSimulateViolationAlpha(t *testing.T) {
+	trace := t.TempDir() + "/e.yaml"
+	if err := os.WriteFile(trace, []byte("leases:\n  - {name: E, arrival: 100, duration: 600, vms: 1, cpu: 1, memory: 1024, origin: external}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		set       []string
+		rate      float64
+		threshold float64
+	}{{nil, 100, 1200}, {[]string{"--set", "energy.violation_alpha=5"}, 0, 3000}} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"simulate", "--trace", trace, "--hosts", "4", "--energy", "sesp", "--waiting-factor", "2", "-o", "json"}, c.set...)
+		if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" }); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", c.set, code, stderr.String())
+		}
+		var out struct {
+			Metrics struct {
+				ViolationRate float64 `json:"violation_rate"`
+			} `json:"metrics"`
+			Energy struct {
+				ThresholdS float64 `json:"wait_threshold_s"`
+			} `json:"energy"`
+			Leases []struct {
+				StartS float64 `json:"start_s"`
+			} `json:"leases"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatalf("%v: %v\n%s", c.set, err, stdout.String())
+		}
+		if out.Metrics.ViolationRate != c.rate || out.Energy.ThresholdS != c.threshold || len(out.Leases) != 1 || out.Leases[0].StartS != 1620 {
+			t.Errorf("%v: %+v; want rate %v, threshold %v, E started at 1620 s", c.set, out, c.rate, c.threshold)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"simulate", "--trace", trace, "--energy", "sesp", "--set", "energy.violation_alpha=-1"},
+		strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	if code != exitUsage || !strings.Contains(stderr.String(), "energy.violation_alpha: must not be negative") {
+		t.Errorf("violation_alpha -1: exit %d, %q", code, stderr.String())
 	}
 }

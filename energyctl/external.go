@@ -1,0 +1,45 @@
+package energyctl
+
+import (
+	"time"
+
+	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
+)
+
+// externalRoom is how many of the n hosts external lease l needs it
+// could have already, from when a host switched on now would be on, on
+// the hosts on or booting (energy.Input.Room): the VMs of l that fit over
+// its interval there, in hosts of hostsFor's VMs each, capped at n. The
+// reservations of the external leases still waiting are left out: the
+// queue is planned again behind l, its head. An external lease never
+// preempts, so nothing else is left out. Off hosts hold their whole
+// capacity in the slot table and count for nothing.
+func (c *Controller) externalRoom(now time.Time, l *scheduler.Lease, n int) int {
+	s := c.s
+	if n <= 0 {
+		return 0
+	}
+	boot, _ := s.PowerTimes()
+	o := s.Config().Overheads
+	start := now.Add(boot)
+	end := start.Add(l.Req.Duration + o.Enactment + o.Shutdown)
+	per := slottable.Resources{l.Req.CPU, l.Req.Memory}
+	for len(per) < s.Table().Dims() {
+		per = append(per, 0)
+	}
+	waiting := map[uint64]bool{}
+	for _, w := range c.Waiting() {
+		waiting[uint64(w.ID)] = true
+	}
+	ignore := func(r slottable.Reservation) bool { return waiting[r.Lease] }
+	vms := 0
+	for h := 0; h < s.Table().NumHosts() && vms < l.Req.VMs; h++ {
+		if s.Evacuating(slottable.HostID(h)) {
+			continue
+		}
+		vms += s.Table().FitCount(slottable.HostID(h), start, end, per, ignore)
+	}
+	perHost := max(1, l.Req.VMs/n)
+	return min(n, min(vms, l.Req.VMs)/perHost)
+}
