@@ -30,9 +30,8 @@ func init() {
 		{"alpha_c128", "1.6", "scale of C128's local Weibull inter-arrival, s (the source sweeps 0.08-6.0)"},
 		{"alpha_c256", "1.2", "scale of C256's local Weibull inter-arrival, s (the source sweeps 0.06-4.5)"},
 		{"beta_l", "0.35", "shape of the local Weibull inter-arrivals"},
-		{"deadline_ratio_min", "2", "deadline = arrival + duration x ratio, ratio uniform in [min, max] (migratable, non-preemptable)"},
-		{"deadline_ratio_max", "4", "see deadline_ratio_min"},
-		{"local_notice", "0", "notice of local leases: 0 = immediate, else a length (24h), exp(MEAN) or uniform(LO,HI)"},
+		deadlineRatioMin, deadlineRatioMax,
+		localNotice,
 	}, generate: generateDAS2}
 }
 

@@ -29,7 +29,7 @@ func init() {
 		{"tasks_b", "2.11", "shape of the Weibull tasks per request"},
 		{"low_share", "0.5", "share of low-urgency external requests (deadline ratio N(4,1)); the rest high (N(2,1))"},
 		{"external_class", "suspendable", "preemption class of the external requests"},
-		{"local_notice", "0", "notice of local leases: 0 = immediate, else a length (24h), exp(MEAN) or uniform(LO,HI)"},
+		localNotice,
 		{"moldable", "false", "reshape a request of more tasks than the smallest cluster's hosts to that width, longer in proportion"},
 	}, generate: generateGWABot}
 }

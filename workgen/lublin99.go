@@ -70,10 +70,9 @@ func init() {
 		{"mean_vms", "4", "mean size the model is scaled to (by shifting UMED)"},
 		{"mean_duration", "2h", "mean run time the model is scaled to (a factor on every run time)"},
 		{"local_share", "0.3333", "share of the requests that are local (the source: 1,000 of 3,000, or 20-70 %)"},
-		{"local_notice", "0", "notice of local leases: 0 = immediate, else an advance reservation that far ahead: a length (24h), exp(MEAN) or uniform(LO,HI)"},
+		localNotice,
 		{"deadline_share", "0.5", "share of the external requests that are deadline-bound (migratable or non-preemptable, half each); the rest are best-effort (cancellable or suspendable, half each)"},
-		{"deadline_ratio_min", "2", "deadline = arrival + duration x ratio, ratio uniform in [min, max] (migratable, non-preemptable)"},
-		{"deadline_ratio_max", "4", "see deadline_ratio_min"},
+		deadlineRatioMin, deadlineRatioMax,
 	}, generate: generateLublin}
 }
 

@@ -144,3 +144,12 @@ func (d delay) draw(r *rand.Rand) time.Duration {
 func seconds(s float64) time.Duration {
 	return time.Duration(math.Round(s)) * time.Second
 }
+
+// Parameters that several models share.
+var (
+	localNotice = Param{"local_notice", "0",
+		"notice of local leases: 0 = immediate, else an advance reservation that far ahead: a length (24h), exp(MEAN) or uniform(LO,HI)"}
+	deadlineRatioMin = Param{"deadline_ratio_min", "2",
+		"deadline = arrival + duration x ratio, ratio uniform in [min, max] (migratable, non-preemptable)"}
+	deadlineRatioMax = Param{"deadline_ratio_max", "4", "see deadline_ratio_min"}
+)
