@@ -8,7 +8,7 @@ import (
 
 // maxTailTerms bounds the terms Arrivals.LogTails sums beyond its last
 // index before it closes the sum with a geometric bound.
-const maxTailTerms = 1 << 22
+const maxTailTerms = 1 << 16
 
 // Arrivals is the law of the number N of Poisson arrivals at a given rate
 // during one service (docs/models.md §4): a_k = P(N = k). For a Gamma
@@ -123,8 +123,10 @@ func (a Arrivals) ratioBound(l int) float64 {
 // LogTails returns log P(N > m) for m = 0..n-1. The tails are summed
 // from the top down over positive terms, so a small tail keeps its
 // relative precision: the sum beyond n-1 is 1 - sum_{l<n} a_l when that
-// is at least 1/2, and otherwise a direct sum of the terms until they
-// are below 1e-17 of it, closed by a geometric bound.
+// is at least 1e-3 (its relative error then stays below about 1e-9), and
+// otherwise a direct
+// sum of the terms until the rest is below 1e-17 of it, or of at most
+// 65,536 terms, closed by a geometric bound on the rest.
 func (a Arrivals) LogTails(n int) []float64 {
 	if n <= 0 {
 		return nil
@@ -139,7 +141,7 @@ func (a Arrivals) LogTails(n int) []float64 {
 	switch {
 	case a.none:
 		tails[n-1] = math.Inf(-1)
-	case f < 0.5:
+	case f < 1-1e-3:
 		tails[n-1] = math.Log1p(-f)
 	default:
 		tails[n-1] = a.logTailFrom(n)

@@ -49,7 +49,9 @@ func (q Queue) ResponseTime(k int) (float64, error) {
 type solver struct {
 	rate    float64
 	mean    float64
-	rho     float64   // rho_e = rate * mean
+	rho     float64 // rho_e = rate * mean
+	arr     Arrivals
+	maxK    int
 	logA0   float64   // log a_0
 	logTail []float64 // log P(N > m), m = 0..maxK-1
 	logPi   []float64 // unnormalised log pi_k, pi_0 = 1
@@ -77,8 +79,9 @@ func newSolver(q Queue, maxK int) (*solver, error) {
 		logM:  math.Inf(-1),
 		terms: make([]float64, 0, maxK),
 	}
+	s.arr, s.maxK = a, maxK
 	if !a.none {
-		s.logTail = a.LogTails(maxK)
+		s.logTail = a.LogTails(min(maxK, 64))
 	}
 	return s, nil
 }
@@ -114,6 +117,9 @@ func (s *solver) next() float64 {
 // nextLogPi returns log pi_{j+1} by the level-crossing form of the
 // recursion: a_0 pi_{j+1} = pi_0 P(N > j) + sum_{i=1..j} pi_i P(N > j+1-i).
 func (s *solver) nextLogPi(j int) float64 {
+	if j >= len(s.logTail) { // tails up to the cap cost O(cap): grow them as K does
+		s.logTail = s.arr.LogTails(min(2*len(s.logTail), s.maxK))
+	}
 	t := s.terms[:0]
 	t = append(t, s.logPi[0]+s.logTail[j])
 	for i := 1; i <= j; i++ {
