@@ -16,12 +16,12 @@ var fixtureLoads = map[string]Load{
 	"shape3-overload": {LocalRate: 0.5, LocalServiceRate: 2, LocalCV: 0, ExternalMean: 3, ExternalRate: 0.3},
 }
 
-// readFixture returns E(R_K) by point name from testdata/mg1k_exact.out,
+// readFixture returns E(R_K) by point name from testdata/mg1k_exact.golden,
 // the output of testdata/mg1k_exact.py (exact rational arithmetic and a
 // full linear solve of the embedded chain).
 func readFixture(t testing.TB) map[string][]float64 {
 	t.Helper()
-	f, err := os.Open("testdata/mg1k_exact.out")
+	f, err := os.Open("testdata/mg1k_exact.golden")
 	if err != nil {
 		t.Fatal(err)
 	}

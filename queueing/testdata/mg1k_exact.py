@@ -9,7 +9,7 @@ transition matrix (not by the recursion the Go code uses). Only the time
 averages (p_k = P_d,k/(P_d,0 + rho_e), p_K = 1 - 1/(P_d,0 + rho_e),
 L = sum_{k=0..K} k p_k, E(R) = L/(Lambda (1 - p_K))) are the spec's.
 
-Standard library only. Run: python3 mg1k_exact.py > mg1k_exact.out
+Standard library only. Run: python3 mg1k_exact.py > mg1k_exact.golden
 """
 from fractions import Fraction as F
 from math import comb
