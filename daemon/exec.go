@@ -34,6 +34,9 @@ type executor struct {
 	flights map[scheduler.LeaseID]*flight
 	wg      sync.WaitGroup
 	limits  opLimits // guarded by mu: a reload changes them
+	// calling counts the busy leases whose operation is in a driver call
+	// (not queued behind another, nor held by awaitBoots or awaitLate).
+	calling int
 }
 
 // opLimits bound driver operations.
@@ -170,7 +173,9 @@ func (e *executor) do(o op) error {
 		}
 		ctx, cancel := context.WithTimeout(e.ctx, lim.timeout)
 		began := time.Now()
+		e.countCall(+1)
 		err = e.call(ctx, o, lim)
+		e.countCall(-1)
 		cancel()
 		e.d.m.ops.WithLabelValues(string(o.kind), outcome(err)).Inc()
 		if err == nil {
@@ -257,6 +262,20 @@ func (e *executor) busy() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.queues)
+}
+
+func (e *executor) countCall(n int) {
+	e.mu.Lock()
+	e.calling += n
+	e.mu.Unlock()
+}
+
+// inCalls is how many busy leases have their operation in a driver call;
+// busy() - inCalls() are queued, or held until boots or clean-ups end.
+func (e *executor) inCalls() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.calling
 }
 
 // sharesHost reports whether one of vms is on one of hosts.

@@ -386,3 +386,25 @@ func TestEnergyIdleSplit(t *testing.T) {
 	// host000: booting 120 s, on [1200, 4600): 3520 s x 117 W.
 	assertJoules(t, run.r, 3520*117)
 }
+
+// TestEnergyIdleDeterministic: the idle hours are sums of floats over the
+// hosts, so a run must add them in the same order every time to print the
+// same report (they were added in map order, and their last digits changed
+// from run to run). Eight leases on eight hosts end at different times,
+// each host idle for a different time before its shutdown (in hours, not
+// exact binary fractions): twenty runs must agree to the bit.
+func TestEnergyIdleDeterministic(t *testing.T) {
+	var reqs []*leaseBuilder
+	for i := range 8 {
+		reqs = append(reqs, lease(fmt.Sprintf("L%d", i)).At(600).VMs(1).AR(1000).For(3600+float64(37*i+13*i*i)))
+	}
+	first := simulateEnergy(t, 8, "gesp", reqs...).r.Energy.Idle
+	if first == nil || first.BeforeOffH == 0 {
+		t.Fatalf("idle %+v: want each host idle before its shutdown", first)
+	}
+	for range 20 {
+		if got := simulateEnergy(t, 8, "gesp", reqs...).r.Energy.Idle; *got != *first {
+			t.Fatalf("idle hours differ between runs of the same input: %+v and %+v", *got, *first)
+		}
+	}
+}
