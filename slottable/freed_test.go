@@ -228,3 +228,58 @@ func TestRenumber(t *testing.T) {
 		t.Fatal("Renumber of an unknown reservation: no error")
 	}
 }
+
+// TestRenumberMixedStarts renumbers reservations of one host whose starts
+// partly coincide, so that some keep their place in the interval treap
+// (no later reservation starts with them) and some must move: the IDs,
+// the order ReservationsOn gives and the table's invariants match
+// removing and adding each again.
+func TestRenumberMixedStarts(t *testing.T) {
+	starts := []int{0, 1, 1, 2, 3, 3, 3, 5}
+	build := func() (*Table, []ResID) {
+		tab := New()
+		if _, err := tab.AddHost("h", Resources{1000, 8192}); err != nil {
+			t.Fatal(err)
+		}
+		var ids []ResID
+		for i, s := range starts {
+			st := base.Add(time.Duration(s) * time.Second)
+			id, err := tab.Add(Reservation{Lease: uint64(1 + i), Start: st, End: st.Add(time.Duration(2+i) * time.Second), Res: Resources{100, 512}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return tab, ids
+	}
+	a, ids := build()
+	b, _ := build()
+	// 2 and 6 are the last of their start (in place); 1, 4 and 5 are not.
+	for _, k := range []int{2, 6, 1, 4, 7, 5, 0, 3} {
+		id := ids[k]
+		got, err := a.Renumber(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := b.Get(id)
+		if err := b.Remove(id); err != nil {
+			t.Fatal(err)
+		}
+		want, err := b.Add(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("Renumber(%d) = %d, remove and add give %d", id, got, want)
+		}
+		if err := a.Check(); err != nil {
+			t.Fatalf("after renumbering %d: %v", id, err)
+		}
+		ra, rb := a.ReservationsOn(0, base, base.Add(time.Hour)), b.ReservationsOn(0, base, base.Add(time.Hour))
+		for i := range rb {
+			if i >= len(ra) || ra[i].ID != rb[i].ID || !ra[i].Start.Equal(rb[i].Start) {
+				t.Fatalf("after renumbering %d, reservation %d: %+v, want %+v", id, i, ra, rb)
+			}
+		}
+	}
+}

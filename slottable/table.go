@@ -229,13 +229,19 @@ func (t *Table) Renumber(id ResID) (ResID, error) {
 		return 0, fmt.Errorf("%w: %d", ErrUnknownReservation, id)
 	}
 	r := &t.rs[slot]
-	// The interval treap is keyed by (start, ID): take the node out
-	// before its key changes.
-	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
 	t.nextID++
+	// The interval treap is keyed by (start, ID). The new ID is the
+	// largest, so the key keeps its place unless another reservation of
+	// the host starts at the same time with a larger ID: then the node
+	// is taken out before its key changes and put back.
+	if t.it.laterSameStart(t.itRoot[r.Host], t.it.nodes[slot].start, id) {
+		t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
+		t.it.nodes[slot].id = t.nextID
+		t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
+	} else {
+		t.it.nodes[slot].id = t.nextID
+	}
 	r.ID = t.nextID
-	t.it.nodes[slot].id = r.ID
-	t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
 	delete(t.byID, id)
 	t.byID[r.ID] = slot
 	ids := t.lease[r.Lease]
