@@ -283,3 +283,91 @@ func TestRenumberMixedStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestFitMemoSince checks that a memo's answer keeps its Since exactly
+// while nothing changed over the fit's interval but the lease's own
+// reservations, and that the counts given then are EarliestFit's.
+func TestFitMemoSince(t *testing.T) {
+	tab := New()
+	for range 2 {
+		if _, err := tab.AddHost("h", Resources{200, 2048}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tab.TrackFreed(true)
+	at := func(s int) time.Time { return base.Add(time.Duration(s) * time.Second) }
+	vm := Resources{100, 1024}
+	for h := range 2 { // both hosts full over [0, 10)
+		if _, err := tab.Add(Reservation{Lease: 1, Host: HostID(h), Start: at(0), End: at(10), Res: Resources{200, 2048}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var m FitMemo
+	q := Query{N: 2, Per: vm, Duration: 5 * time.Second, From: at(1)}
+	ask := func(step string, wantStart int, want []HostCount) uint64 {
+		t.Helper()
+		fit, ok := tab.EarliestFitWithout(q, 9, &m)
+		plain, _ := tab.EarliestFit(Query{N: q.N, Per: q.Per, Duration: q.Duration, From: q.From,
+			Ignore: func(r Reservation) bool { return r.Lease == 9 }})
+		if !ok || !fit.Start.Equal(at(wantStart)) || !slices.Equal(fit.Counts, want) || !slices.Equal(plain.Counts, want) {
+			t.Fatalf("%s: fit %v %v (EarliestFit %v), want %d %v", step, fit, ok, plain, wantStart, want)
+		}
+		return m.Since()
+	}
+	both := []HostCount{{0, 2}, {1, 2}}
+	s1 := ask("first", 10, both)
+	if s1 == 0 {
+		t.Fatal("an answer with Since 0")
+	}
+	// Another lease's reservation after the fit's interval [10, 15), and
+	// the lease's own in it: nothing changed there for it.
+	if _, err := tab.Add(Reservation{Lease: 3, Host: 0, Start: at(15), End: at(40), Res: vm}); err != nil {
+		t.Fatal(err)
+	}
+	own, err := tab.Add(Reservation{Lease: 9, Host: 0, Start: at(10), End: at(15), Res: Resources{200, 2048}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.From = at(2)
+	if s := ask("unrelated changes", 10, both); s != s1 {
+		t.Fatalf("Since %d after changes outside the interval or by the lease itself, want %d", s, s1)
+	}
+	// Another lease takes a VM's room on host 1 within [10, 15).
+	id, err := tab.Add(Reservation{Lease: 3, Host: 1, Start: at(12), End: at(13), Res: vm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := ask("added inside", 10, []HostCount{{0, 2}, {1, 1}})
+	if s2 == s1 {
+		t.Fatal("Since unchanged after a reservation added inside the interval")
+	}
+	if s := ask("again", 10, []HostCount{{0, 2}, {1, 1}}); s != s2 {
+		t.Fatalf("Since %d asked again with no change, want %d", s, s2)
+	}
+	if err := tab.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	s3 := ask("removed inside", 10, both)
+	if s3 == s2 || s3 == s1 {
+		t.Fatalf("Since %d after a removal inside the interval (before %d, %d)", s3, s1, s2)
+	}
+	if err := tab.Remove(own); err != nil {
+		t.Fatal(err)
+	}
+	if s := ask("own removed", 10, both); s != s3 {
+		t.Fatalf("Since %d after the lease's own removal, want %d", s, s3)
+	}
+	if err := tab.SetCapacity(0, Resources{100, 2048}); err != nil {
+		t.Fatal(err)
+	}
+	s4 := ask("capacity lowered", 10, []HostCount{{0, 1}, {1, 2}})
+	if s4 == s3 {
+		t.Fatal("Since unchanged after the capacity was lowered")
+	}
+	if err := tab.SetClosed(0, true); err != nil {
+		t.Fatal(err)
+	}
+	if s := ask("host closed", 10, []HostCount{{1, 2}}); s == s4 {
+		t.Fatal("Since unchanged after a host was closed")
+	}
+}

@@ -148,6 +148,9 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.byID[r.ID] = slot
 	t.lease[r.Lease] = append(t.lease[r.Lease], r.ID)
 	t.readded(&r, s, e)
+	if !allZero(r.Res) {
+		t.logRaised(r.Lease, r.Host, s, e, false)
+	}
 	return r.ID, nil
 }
 
@@ -275,6 +278,9 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 	if e < nd.end && !allZero(r.Res) {
 		t.logFreed(r.Lease, r.Host, e, nd.end, r.Res, false)
 	}
+	if e > nd.end && !allZero(r.Res) {
+		t.logRaised(r.Lease, r.Host, nd.end, e, false)
+	}
 	t.it.setEnd(t.itRoot[r.Host], slot, e)
 	t.rs[slot].End = end
 	return nil
@@ -343,7 +349,7 @@ func (t *Table) Clone() *Table {
 		closed:   slices.Clone(t.closed),
 		// The copy keeps no history of freed capacity: a memo made on
 		// either table never helps on the other.
-		freed: freedLog{base: t.freed.next, next: t.freed.next},
+		freed: freedLog{base: t.freed.next, next: t.freed.next, fits: t.freed.fits},
 	}
 	for i, h := range t.hosts {
 		h.Capacity = slices.Clone(h.Capacity)
