@@ -45,6 +45,10 @@ type freedLog struct {
 	byKey map[freedKey]uint64 // latest removal entry with that key
 	rais  []raisedEntry       // history of raised usage, in sequence order (raised.go)
 	fits  uint64              // memo answers searched afresh (FitMemo.since)
+	// fails are ranges of starts found empty on the table as it was at
+	// sequence failAt (raised.go).
+	fails  []failedRange
+	failAt uint64
 }
 
 // maxFreed bounds the history: past it, it is forgotten (the memos that
@@ -257,12 +261,21 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 // reservations), that answer holds again as it was: same says so.
 func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, own bool) (fit Fit, ok, same bool) {
 	cs := t.freedStarts(q, lease, m.mark, from, m.start-1, d)
+	lim := int64(posInf)
+	if own && len(cs) > 0 {
+		lim = t.ownStart(lease)
+	}
 	for _, c := range cs {
+		a := t.skipFailed(&q, d, c[0], c[1], lim)
+		if a > c[1] {
+			continue
+		}
 		qa := q
-		qa.From, qa.Until = t.memoTime(q.From, from, c[0]), t.memoTime(q.From, from, c[1])
+		qa.From, qa.Until = t.memoTime(q.From, from, a), t.memoTime(q.From, from, c[1])
 		if fit, ok := t.EarliestFit(qa); ok {
 			return fit, true, false
 		}
+		t.noteFailed(&q, d, a, c[1])
 	}
 	qb := q
 	qb.From = t.memoTime(q.From, from, m.start)

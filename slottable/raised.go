@@ -73,3 +73,83 @@ func (t *Table) changedSince(mark, lease uint64, s, e int64) bool {
 	}
 	return false
 }
+
+// failedRange says that on the table as it is (at the freed log's
+// sequence failAt), no start in [a, b] fits n VMs of per for d, even
+// without the reservations of the lease that asked.
+type failedRange struct {
+	n    int
+	per  Resources
+	d    int64
+	a, b int64
+}
+
+// maxFailed bounds the failed ranges remembered.
+const maxFailed = 16
+
+// skipFailed returns the first start from a on (up to b) that the failed
+// ranges remembered on this very table do not rule out for q (duration
+// d), on behalf of a lease whose own reservations start no earlier than
+// lim. A range failed by a query that q dominates (no more VMs, none
+// larger, no longer) rules out its starts t with t+d <= lim: there the
+// table without the lease's reservations is the table itself over [t,
+// t+d), which holds at least what the table without the other lease's
+// did, so where the smaller query did not fit q does not.
+func (t *Table) skipFailed(q *Query, d, a, b, lim int64) int64 {
+	f := &t.freed
+	if f.failAt != f.next || len(f.fails) == 0 {
+		return a
+	}
+	top := b
+	if lim != posInf {
+		top = min(top, lim-d)
+	}
+	for moved := true; moved && a <= b; {
+		moved = false
+		for _, x := range f.fails {
+			if x.a > a || a > x.b || x.n > q.N || x.d > d || !dominated(x.per, q.Per) {
+				continue
+			}
+			if cut := min(x.b, top); a <= cut {
+				a, moved = cut+1, true
+			}
+		}
+	}
+	return a
+}
+
+// dominated reports whether every entry of small is at most big's.
+func dominated(small, big Resources) bool {
+	if len(small) != len(big) {
+		return false
+	}
+	for j := range small {
+		if small[j] > big[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// noteFailed remembers that no start in [a, b] fits q (duration d)
+// without the asking lease's reservations, on the table as it is now.
+func (t *Table) noteFailed(q *Query, d, a, b int64) {
+	f := &t.freed
+	if f.failAt != f.next {
+		f.fails, f.failAt = f.fails[:0], f.next
+	}
+	if len(f.fails) == maxFailed {
+		f.fails = slices.Delete(f.fails, 0, 1)
+	}
+	f.fails = append(f.fails, failedRange{n: q.N, per: slices.Clone(q.Per), d: d, a: a, b: b})
+}
+
+// ownStart is the earliest start of lease's reservations in the table
+// (posInf when it has none).
+func (t *Table) ownStart(lease uint64) int64 {
+	s := int64(posInf)
+	for _, id := range t.lease[lease] {
+		s = min(s, t.it.nodes[t.byID[id]].start)
+	}
+	return s
+}
