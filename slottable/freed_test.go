@@ -371,3 +371,49 @@ func TestFitMemoSince(t *testing.T) {
 		t.Fatal("Since unchanged after a host was closed")
 	}
 }
+
+// TestSkipFailed checks which starts a range found empty rules out for
+// a later query: only a dominated one's, only starts inside the range
+// and before the asking lease's own reservations less its duration, and
+// only while the table is unchanged.
+func TestSkipFailed(t *testing.T) {
+	tab := New()
+	if _, err := tab.AddHost("h", Resources{400, 4096}); err != nil {
+		t.Fatal(err)
+	}
+	tab.TrackFreed(true)
+	small := Query{N: 2, Per: Resources{100, 512}}
+	tab.noteFailed(&small, 5, 0, 100) // nothing starts in [0, 100] for 2 x (100, 512) for 5
+	cases := []struct {
+		name    string
+		q       Query
+		d, a    int64
+		lim     int64
+		wantNew int64
+	}{
+		{"more and larger VMs, longer", Query{N: 3, Per: Resources{200, 512}}, 7, 10, posInf, 101},
+		{"own reservations from 50", Query{N: 2, Per: Resources{100, 512}}, 5, 10, 50, 46},
+		{"own reservations too early", Query{N: 2, Per: Resources{100, 512}}, 5, 10, 12, 10},
+		{"fewer VMs", Query{N: 1, Per: Resources{100, 512}}, 5, 10, posInf, 10},
+		{"smaller memory", Query{N: 2, Per: Resources{100, 256}}, 5, 10, posInf, 10},
+		{"shorter", Query{N: 2, Per: Resources{100, 512}}, 4, 10, posInf, 10},
+		{"after the range", Query{N: 2, Per: Resources{100, 512}}, 5, 101, posInf, 101},
+	}
+	for _, c := range cases {
+		if got := tab.skipFailed(&c.q, c.d, c.a, 300, c.lim); got != c.wantNew {
+			t.Errorf("%s: first start %d, want %d", c.name, got, c.wantNew)
+		}
+	}
+	// Ranges chain: [101, 150] found empty for the small query too.
+	tab.noteFailed(&small, 5, 101, 150)
+	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 151 {
+		t.Errorf("two ranges: first start %d, want 151", got)
+	}
+	// Any change to the table forgets them.
+	if _, err := tab.Add(Reservation{Lease: 1, Host: 0, Start: base, End: base.Add(time.Second), Res: Resources{100, 512}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 0 {
+		t.Errorf("after a change: first start %d, want 0", got)
+	}
+}
