@@ -68,7 +68,7 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 	olds := make([]hostReses, len(l.plan))
 	for i, ph := range l.plan {
 		for j, h := range distinctHosts(ph.hosts) {
-			if _, ok := s.table.Get(ph.res[j]); !ok {
+			if !s.table.Has(ph.res[j]) {
 				return false
 			}
 			olds[i] = append(olds[i], hostRes{h, ph.res[j]})

@@ -272,6 +272,9 @@ func TestRenumberMixedStarts(t *testing.T) {
 		if got != want {
 			t.Fatalf("Renumber(%d) = %d, remove and add give %d", id, got, want)
 		}
+		if a.Has(id) || !a.Has(got) {
+			t.Fatalf("after Renumber(%d) = %d: Has(old) %v, Has(new) %v", id, got, a.Has(id), a.Has(got))
+		}
 		if err := a.Check(); err != nil {
 			t.Fatalf("after renumbering %d: %v", id, err)
 		}

@@ -286,6 +286,12 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 	return nil
 }
 
+// Has reports whether a reservation with ID id is in the table.
+func (t *Table) Has(id ResID) bool {
+	_, ok := t.byID[id]
+	return ok
+}
+
 // Get returns the reservation with ID id (with its own copy of Res).
 func (t *Table) Get(id ResID) (Reservation, bool) {
 	slot, ok := t.byID[id]
