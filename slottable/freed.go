@@ -260,11 +260,11 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 // over [m.start, m.start+d) since the memo's answer (but the lease's own
 // reservations), that answer holds again as it was: same says so.
 func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, own bool) (fit Fit, ok, same bool) {
-	cs := t.freedStarts(q, lease, m.mark, from, m.start-1, d)
 	lim := int64(posInf)
-	if own && len(cs) > 0 {
+	if own {
 		lim = t.ownStart(lease)
 	}
+	cs := t.freedStarts(q, lease, m.mark, from, m.start-1, d, lim)
 	for _, c := range cs {
 		a := t.skipFailed(&q, d, c[0], c[1], lim)
 		if a > c[1] {
@@ -385,8 +385,9 @@ const maxFreedRanges = 4
 // mark. Such a fit needs a host that holds more of q's VMs over [t, t+d)
 // than it did, so one with an interval freed since mark (by a lease other
 // than lease) that overlaps [t, t+d), and that holds at least one VM over
-// [t, t+d) now.
-func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d int64) [][2]int64 {
+// [t, t+d) now; and that a range found empty on this very table does not
+// rule out (skipFailed, for a lease whose own reservations start at lim).
+func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [][2]int64 {
 	if hi < lo {
 		return nil
 	}
@@ -428,6 +429,9 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d int64) [][2]i
 	sw := fitSweep{t: t, q: &q, d: d}
 	var out [][2]int64
 	for _, c := range cand {
+		if c.a = t.skipFailed(&q, d, c.a, c.b, lim); c.a > c.b {
+			continue
+		}
 		sw.from, sw.win, sw.lv = c.a, sw.win[:0], sw.lv[:0]
 		sw.host(c.h, addSat(c.b, d), false)
 		for _, w := range sw.win {

@@ -162,7 +162,7 @@ func TestEarliestFitMemoHelps(t *testing.T) {
 	if err := tab.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	if cs := tab.freedStarts(q, 9, m.mark, toNS(at(2)), m.start-1, int64(q.Duration)); len(cs) != 0 {
+	if cs := tab.freedStarts(q, 9, m.mark, toNS(at(2)), m.start-1, int64(q.Duration), posInf); len(cs) != 0 {
 		t.Fatalf("freed starts before 10 = %v, want none (the freed interval begins at 20)", cs)
 	}
 	q.From = at(2)
