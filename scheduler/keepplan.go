@@ -51,7 +51,15 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 		s.cfg.ThresholdFactor > 0 && s.rule.Preemptable(l) && s.suspendable(l)) {
 		return false
 	}
-	hosts := s.mapper(s.optionsWithout(l, fit), l.Req.VMs)
+	var hosts []slottable.HostID
+	if l.kept != 0 && l.fit.Since() == l.kept && l.gen == l.keptGen {
+		// The same fit on the same table there as when the plan was last
+		// kept, and the same plan: the same options, so the mapper's
+		// choice then, which the plan's hosts are.
+		hosts = l.plan[0].hosts
+	} else {
+		hosts = s.mapper(s.optionsWithout(l, fit), l.Req.VMs)
+	}
 	if !s.samePlan(l, fit.Start, hosts, sp) {
 		return false
 	}
@@ -60,7 +68,7 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 	olds := make([]hostReses, len(l.plan))
 	for i, ph := range l.plan {
 		for j, h := range distinctHosts(ph.hosts) {
-			if _, ok := s.table.Get(ph.res[j]); !ok {
+			if !s.table.Has(ph.res[j]) {
 				return false
 			}
 			olds[i] = append(olds[i], hostRes{h, ph.res[j]})
@@ -82,6 +90,7 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 			ph.res = append(ph.res, id)
 		}
 	}
+	l.kept, l.keptGen = l.fit.Since(), l.gen
 	s.push(l, l.plan[0].start)
 	return true
 }

@@ -110,6 +110,10 @@ type Lease struct {
 	// fit remembers its last earliest-fit search, so that planning it again
 	// searches only where capacity was freed since (slottable.FitMemo).
 	fit slottable.FitMemo
+	// kept is the answer (fit.Since) keepPlan last kept the plan on, and
+	// keptGen the plan's gen then: while both hold, the mapper's hosts
+	// for that answer are the plan's (keepplan.go).
+	kept, keptGen uint64
 }
 
 // PendingPreemption is a preemption decided for a running lease whose

@@ -27,5 +27,11 @@ func (t *Table) SetCapacity(h HostID, capacity Resources) error {
 			break
 		}
 	}
+	for j := range capacity {
+		if capacity[j] < old[j] {
+			t.logRaised(0, h, negInf, posInf, true) // less room everywhere
+			break
+		}
+	}
 	return nil
 }

@@ -14,6 +14,9 @@ func (t *Table) SetClosed(h HostID, closed bool) error {
 	if t.closed[h] && !closed {
 		t.logFreed(0, h, negInf, posInf, nil, false) // opened: capacity everywhere
 	}
+	if !t.closed[h] && closed {
+		t.logRaised(0, h, negInf, posInf, true) // closed: no room anywhere
+	}
 	t.closed[h] = closed
 	return nil
 }

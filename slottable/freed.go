@@ -43,6 +43,12 @@ type freedLog struct {
 	ents  []freedEntry
 	live  int                 // entries not void
 	byKey map[freedKey]uint64 // latest removal entry with that key
+	rais  []raisedEntry       // history of raised usage, in sequence order (raised.go)
+	fits  uint64              // memo answers searched afresh (FitMemo.since)
+	// fails are ranges of starts found empty on the table as it was at
+	// sequence failAt (raised.go).
+	fails  []failedRange
+	failAt uint64
 }
 
 // maxFreed bounds the history: past it, it is forgotten (the memos that
@@ -74,6 +80,7 @@ func (t *Table) ForgetFreed(mark uint64) {
 		}
 	}
 	f.ents = slices.Delete(f.ents, 0, n)
+	f.forgetRaised(mark)
 	f.base = mark
 }
 
@@ -154,8 +161,8 @@ func (t *Table) readded(r *Reservation, s, e int64) {
 
 // FitMemo remembers, for one lease's EarliestFit queries, the answer of
 // the last one: on the table as it was at mark, with no reservation of the
-// lease in it, the first fit at or after from was at start. The zero
-// value remembers nothing.
+// lease in it, the first fit at or after from was at start, with counts.
+// The zero value remembers nothing.
 type FitMemo struct {
 	log         *freedLog
 	mark        uint64
@@ -163,7 +170,17 @@ type FitMemo struct {
 	per         Resources
 	d           int64
 	from, start int64
+	counts      []HostCount // the answer's (shared with the Fit returned)
+	since       uint64      // see Since
 }
+
+// Since identifies the answer the memo holds: two answers with the same
+// Since (not 0) are the same Fit (start and counts) on a table without
+// the lease's reservations that did not change over the fit's interval
+// [start, start+duration) in between (nor did which hosts are open).
+// Whatever was decided from the first answer and that table there holds
+// for the second. 0 means the memo holds no answer.
+func (m *FitMemo) Since() uint64 { return m.since }
 
 // EarliestFitMemo answers q exactly as EarliestFit does, for a query on
 // behalf of lease (which must hold no reservation in the table: otherwise
@@ -212,10 +229,10 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 	d := max(int64(q.Duration), 1)
 	mark := t.freed.next
 	var fit Fit
-	var ok bool
+	var ok, same bool
 	if m.log == &t.freed && m.mark >= t.freed.base && m.n == q.N && m.d == d &&
 		slices.Equal(m.per, q.Per) && from >= m.from && from <= m.start {
-		fit, ok = t.fitAfterMemo(q, lease, m, from, d, own)
+		fit, ok, same = t.fitAfterMemo(q, lease, m, from, d, own)
 	} else {
 		fit, ok = t.EarliestFit(q)
 	}
@@ -223,29 +240,53 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 		*m = FitMemo{}
 		return fit, false
 	}
-	*m = FitMemo{log: &t.freed, mark: mark, n: q.N, per: slices.Clone(q.Per), d: d,
-		from: from, start: toNS(fit.Start)}
+	since := m.since
+	if !same {
+		t.freed.fits++
+		since = t.freed.fits // never 0
+	}
+	per := m.per
+	if !slices.Equal(per, q.Per) {
+		per = slices.Clone(q.Per)
+	}
+	*m = FitMemo{log: &t.freed, mark: mark, n: q.N, per: per, d: d,
+		from: from, start: toNS(fit.Start), counts: fit.Counts, since: since}
 	return fit, true
 }
 
 // fitAfterMemo is EarliestFitMemo's search with a usable memo: first the
 // starts in [from, m.start) that a freed interval could have opened, then
-// from m.start on, which is most often the answer.
-func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, own bool) (Fit, bool) {
-	cs := t.freedStarts(q, lease, m.mark, from, m.start-1, d)
+// from m.start on, which is most often the answer. When nothing changed
+// over [m.start, m.start+d) since the memo's answer (but the lease's own
+// reservations), that answer holds again as it was: same says so.
+func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, own bool) (fit Fit, ok, same bool) {
+	lim := int64(posInf)
+	if own {
+		lim = t.ownStart(lease)
+	}
+	cs := t.freedStarts(q, lease, m.mark, from, m.start-1, d, lim)
 	for _, c := range cs {
-		qa := q
-		qa.From, qa.Until = t.memoTime(q.From, from, c[0]), t.memoTime(q.From, from, c[1])
-		if fit, ok := t.EarliestFit(qa); ok {
-			return fit, true
+		a := t.skipFailed(&q, d, c[0], c[1], lim)
+		if a > c[1] {
+			continue
 		}
+		qa := q
+		qa.From, qa.Until = t.memoTime(q.From, from, a), t.memoTime(q.From, from, c[1])
+		if fit, ok := t.EarliestFit(qa); ok {
+			return fit, true, false
+		}
+		t.noteFailed(&q, d, a, c[1])
 	}
 	qb := q
 	qb.From = t.memoTime(q.From, from, m.start)
-	if fit, ok := t.fitAt(qb, m.start, d, lease, own); ok {
-		return fit, true
+	if m.since != 0 && !t.changedSince(m.mark, lease, m.start, addSat(m.start, d)) {
+		return Fit{Start: qb.From, Counts: m.counts}, true, true
 	}
-	return t.EarliestFit(qb)
+	if fit, ok := t.fitAt(qb, m.start, d, lease, own); ok {
+		return fit, true, false
+	}
+	fit, ok = t.EarliestFit(qb)
+	return fit, ok, false
 }
 
 // memoTime is the time ns in the location of q.From, or q.From itself
@@ -344,8 +385,9 @@ const maxFreedRanges = 4
 // mark. Such a fit needs a host that holds more of q's VMs over [t, t+d)
 // than it did, so one with an interval freed since mark (by a lease other
 // than lease) that overlaps [t, t+d), and that holds at least one VM over
-// [t, t+d) now.
-func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d int64) [][2]int64 {
+// [t, t+d) now; and that a range found empty on this very table does not
+// rule out (skipFailed, for a lease whose own reservations start at lim).
+func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [][2]int64 {
 	if hi < lo {
 		return nil
 	}
@@ -387,6 +429,9 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d int64) [][2]i
 	sw := fitSweep{t: t, q: &q, d: d}
 	var out [][2]int64
 	for _, c := range cand {
+		if c.a = t.skipFailed(&q, d, c.a, c.b, lim); c.a > c.b {
+			continue
+		}
 		sw.from, sw.win, sw.lv = c.a, sw.win[:0], sw.lv[:0]
 		sw.host(c.h, addSat(c.b, d), false)
 		for _, w := range sw.win {

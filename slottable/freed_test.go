@@ -162,7 +162,7 @@ func TestEarliestFitMemoHelps(t *testing.T) {
 	if err := tab.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	if cs := tab.freedStarts(q, 9, m.mark, toNS(at(2)), m.start-1, int64(q.Duration)); len(cs) != 0 {
+	if cs := tab.freedStarts(q, 9, m.mark, toNS(at(2)), m.start-1, int64(q.Duration), posInf); len(cs) != 0 {
 		t.Fatalf("freed starts before 10 = %v, want none (the freed interval begins at 20)", cs)
 	}
 	q.From = at(2)
@@ -226,5 +226,197 @@ func TestRenumber(t *testing.T) {
 	}
 	if _, err := a.Renumber(999); err == nil {
 		t.Fatal("Renumber of an unknown reservation: no error")
+	}
+}
+
+// TestRenumberMixedStarts renumbers reservations of one host whose starts
+// partly coincide, so that some keep their place in the interval treap
+// (no later reservation starts with them) and some must move: the IDs,
+// the order ReservationsOn gives and the table's invariants match
+// removing and adding each again.
+func TestRenumberMixedStarts(t *testing.T) {
+	starts := []int{0, 1, 1, 2, 3, 3, 3, 5}
+	build := func() (*Table, []ResID) {
+		tab := New()
+		if _, err := tab.AddHost("h", Resources{1000, 8192}); err != nil {
+			t.Fatal(err)
+		}
+		var ids []ResID
+		for i, s := range starts {
+			st := base.Add(time.Duration(s) * time.Second)
+			id, err := tab.Add(Reservation{Lease: uint64(1 + i), Start: st, End: st.Add(time.Duration(2+i) * time.Second), Res: Resources{100, 512}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return tab, ids
+	}
+	a, ids := build()
+	b, _ := build()
+	// 2 and 6 are the last of their start (in place); 1, 4 and 5 are not.
+	for _, k := range []int{2, 6, 1, 4, 7, 5, 0, 3} {
+		id := ids[k]
+		got, err := a.Renumber(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := b.Get(id)
+		if err := b.Remove(id); err != nil {
+			t.Fatal(err)
+		}
+		want, err := b.Add(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("Renumber(%d) = %d, remove and add give %d", id, got, want)
+		}
+		if a.Has(id) || !a.Has(got) {
+			t.Fatalf("after Renumber(%d) = %d: Has(old) %v, Has(new) %v", id, got, a.Has(id), a.Has(got))
+		}
+		if err := a.Check(); err != nil {
+			t.Fatalf("after renumbering %d: %v", id, err)
+		}
+		ra, rb := a.ReservationsOn(0, base, base.Add(time.Hour)), b.ReservationsOn(0, base, base.Add(time.Hour))
+		for i := range rb {
+			if i >= len(ra) || ra[i].ID != rb[i].ID || !ra[i].Start.Equal(rb[i].Start) {
+				t.Fatalf("after renumbering %d, reservation %d: %+v, want %+v", id, i, ra, rb)
+			}
+		}
+	}
+}
+
+// TestFitMemoSince checks that a memo's answer keeps its Since exactly
+// while nothing changed over the fit's interval but the lease's own
+// reservations, and that the counts given then are EarliestFit's.
+func TestFitMemoSince(t *testing.T) {
+	tab := New()
+	for range 2 {
+		if _, err := tab.AddHost("h", Resources{200, 2048}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tab.TrackFreed(true)
+	at := func(s int) time.Time { return base.Add(time.Duration(s) * time.Second) }
+	vm := Resources{100, 1024}
+	for h := range 2 { // both hosts full over [0, 10)
+		if _, err := tab.Add(Reservation{Lease: 1, Host: HostID(h), Start: at(0), End: at(10), Res: Resources{200, 2048}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var m FitMemo
+	q := Query{N: 2, Per: vm, Duration: 5 * time.Second, From: at(1)}
+	ask := func(step string, wantStart int, want []HostCount) uint64 {
+		t.Helper()
+		fit, ok := tab.EarliestFitWithout(q, 9, &m)
+		plain, _ := tab.EarliestFit(Query{N: q.N, Per: q.Per, Duration: q.Duration, From: q.From,
+			Ignore: func(r Reservation) bool { return r.Lease == 9 }})
+		if !ok || !fit.Start.Equal(at(wantStart)) || !slices.Equal(fit.Counts, want) || !slices.Equal(plain.Counts, want) {
+			t.Fatalf("%s: fit %v %v (EarliestFit %v), want %d %v", step, fit, ok, plain, wantStart, want)
+		}
+		return m.Since()
+	}
+	both := []HostCount{{0, 2}, {1, 2}}
+	s1 := ask("first", 10, both)
+	if s1 == 0 {
+		t.Fatal("an answer with Since 0")
+	}
+	// Another lease's reservation after the fit's interval [10, 15), and
+	// the lease's own in it: nothing changed there for it.
+	if _, err := tab.Add(Reservation{Lease: 3, Host: 0, Start: at(15), End: at(40), Res: vm}); err != nil {
+		t.Fatal(err)
+	}
+	own, err := tab.Add(Reservation{Lease: 9, Host: 0, Start: at(10), End: at(15), Res: Resources{200, 2048}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.From = at(2)
+	if s := ask("unrelated changes", 10, both); s != s1 {
+		t.Fatalf("Since %d after changes outside the interval or by the lease itself, want %d", s, s1)
+	}
+	// Another lease takes a VM's room on host 1 within [10, 15).
+	id, err := tab.Add(Reservation{Lease: 3, Host: 1, Start: at(12), End: at(13), Res: vm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := ask("added inside", 10, []HostCount{{0, 2}, {1, 1}})
+	if s2 == s1 {
+		t.Fatal("Since unchanged after a reservation added inside the interval")
+	}
+	if s := ask("again", 10, []HostCount{{0, 2}, {1, 1}}); s != s2 {
+		t.Fatalf("Since %d asked again with no change, want %d", s, s2)
+	}
+	if err := tab.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	s3 := ask("removed inside", 10, both)
+	if s3 == s2 || s3 == s1 {
+		t.Fatalf("Since %d after a removal inside the interval (before %d, %d)", s3, s1, s2)
+	}
+	if err := tab.Remove(own); err != nil {
+		t.Fatal(err)
+	}
+	if s := ask("own removed", 10, both); s != s3 {
+		t.Fatalf("Since %d after the lease's own removal, want %d", s, s3)
+	}
+	if err := tab.SetCapacity(0, Resources{100, 2048}); err != nil {
+		t.Fatal(err)
+	}
+	s4 := ask("capacity lowered", 10, []HostCount{{0, 1}, {1, 2}})
+	if s4 == s3 {
+		t.Fatal("Since unchanged after the capacity was lowered")
+	}
+	if err := tab.SetClosed(0, true); err != nil {
+		t.Fatal(err)
+	}
+	if s := ask("host closed", 10, []HostCount{{1, 2}}); s == s4 {
+		t.Fatal("Since unchanged after a host was closed")
+	}
+}
+
+// TestSkipFailed checks which starts a range found empty rules out for
+// a later query: only a dominated one's, only starts inside the range
+// and before the asking lease's own reservations less its duration, and
+// only while the table is unchanged.
+func TestSkipFailed(t *testing.T) {
+	tab := New()
+	if _, err := tab.AddHost("h", Resources{400, 4096}); err != nil {
+		t.Fatal(err)
+	}
+	tab.TrackFreed(true)
+	small := Query{N: 2, Per: Resources{100, 512}}
+	tab.noteFailed(&small, 5, 0, 100) // nothing starts in [0, 100] for 2 x (100, 512) for 5
+	cases := []struct {
+		name    string
+		q       Query
+		d, a    int64
+		lim     int64
+		wantNew int64
+	}{
+		{"more and larger VMs, longer", Query{N: 3, Per: Resources{200, 512}}, 7, 10, posInf, 101},
+		{"own reservations from 50", Query{N: 2, Per: Resources{100, 512}}, 5, 10, 50, 46},
+		{"own reservations too early", Query{N: 2, Per: Resources{100, 512}}, 5, 10, 12, 10},
+		{"fewer VMs", Query{N: 1, Per: Resources{100, 512}}, 5, 10, posInf, 10},
+		{"smaller memory", Query{N: 2, Per: Resources{100, 256}}, 5, 10, posInf, 10},
+		{"shorter", Query{N: 2, Per: Resources{100, 512}}, 4, 10, posInf, 10},
+		{"after the range", Query{N: 2, Per: Resources{100, 512}}, 5, 101, posInf, 101},
+	}
+	for _, c := range cases {
+		if got := tab.skipFailed(&c.q, c.d, c.a, 300, c.lim); got != c.wantNew {
+			t.Errorf("%s: first start %d, want %d", c.name, got, c.wantNew)
+		}
+	}
+	// Ranges chain: [101, 150] found empty for the small query too.
+	tab.noteFailed(&small, 5, 101, 150)
+	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 151 {
+		t.Errorf("two ranges: first start %d, want 151", got)
+	}
+	// Any change to the table forgets them.
+	if _, err := tab.Add(Reservation{Lease: 1, Host: 0, Start: base, End: base.Add(time.Second), Res: Resources{100, 512}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 0 {
+		t.Errorf("after a change: first start %d, want 0", got)
 	}
 }

@@ -88,6 +88,24 @@ func (t *itree) remove(n, s int32) int32 {
 	return n
 }
 
+// laterSameStart reports whether the treap at n holds a node with the
+// given start and an ID above id: one whose key lies between (start, id)
+// and the same start with any larger ID.
+func (t *itree) laterSameStart(n int32, start int64, id ResID) bool {
+	for n >= 0 {
+		nd := &t.nodes[n]
+		switch {
+		case nd.start > start:
+			n = nd.l
+		case nd.start < start || nd.id <= id:
+			n = nd.r
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // setEnd changes slot s's end and fixes the aggregates on its path.
 func (t *itree) setEnd(n, s int32, end int64) {
 	if n < 0 {

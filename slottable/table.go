@@ -148,6 +148,9 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.byID[r.ID] = slot
 	t.lease[r.Lease] = append(t.lease[r.Lease], r.ID)
 	t.readded(&r, s, e)
+	if !allZero(r.Res) {
+		t.logRaised(r.Lease, r.Host, s, e, false)
+	}
 	return r.ID, nil
 }
 
@@ -229,13 +232,19 @@ func (t *Table) Renumber(id ResID) (ResID, error) {
 		return 0, fmt.Errorf("%w: %d", ErrUnknownReservation, id)
 	}
 	r := &t.rs[slot]
-	// The interval treap is keyed by (start, ID): take the node out
-	// before its key changes.
-	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
 	t.nextID++
+	// The interval treap is keyed by (start, ID). The new ID is the
+	// largest, so the key keeps its place unless another reservation of
+	// the host starts at the same time with a larger ID: then the node
+	// is taken out before its key changes and put back.
+	if t.it.laterSameStart(t.itRoot[r.Host], t.it.nodes[slot].start, id) {
+		t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
+		t.it.nodes[slot].id = t.nextID
+		t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
+	} else {
+		t.it.nodes[slot].id = t.nextID
+	}
 	r.ID = t.nextID
-	t.it.nodes[slot].id = r.ID
-	t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
 	delete(t.byID, id)
 	t.byID[r.ID] = slot
 	ids := t.lease[r.Lease]
@@ -269,9 +278,18 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 	if e < nd.end && !allZero(r.Res) {
 		t.logFreed(r.Lease, r.Host, e, nd.end, r.Res, false)
 	}
+	if e > nd.end && !allZero(r.Res) {
+		t.logRaised(r.Lease, r.Host, nd.end, e, false)
+	}
 	t.it.setEnd(t.itRoot[r.Host], slot, e)
 	t.rs[slot].End = end
 	return nil
+}
+
+// Has reports whether a reservation with ID id is in the table.
+func (t *Table) Has(id ResID) bool {
+	_, ok := t.byID[id]
+	return ok
 }
 
 // Get returns the reservation with ID id (with its own copy of Res).
@@ -337,7 +355,7 @@ func (t *Table) Clone() *Table {
 		closed:   slices.Clone(t.closed),
 		// The copy keeps no history of freed capacity: a memo made on
 		// either table never helps on the other.
-		freed: freedLog{base: t.freed.next, next: t.freed.next},
+		freed: freedLog{base: t.freed.next, next: t.freed.next, fits: t.freed.fits},
 	}
 	for i, h := range t.hosts {
 		h.Capacity = slices.Clone(h.Capacity)

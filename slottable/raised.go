@@ -1,0 +1,155 @@
+package slottable
+
+import "slices"
+
+// The history of raised usage completes the history of freed capacity
+// (freed.go): every interval where a host's usage went up (a reservation
+// added or lengthened) or its room went down everywhere (closed, or its
+// capacity lowered). With both, a memo can tell that nothing at all
+// changed over an interval since its answer, so that the counts it gave
+// at its start still hold (FitMemo.Since).
+
+// raisedEntry is an interval where host's usage went up because of a
+// reservation of lease (all: the host lost room everywhere, whoever the
+// lease).
+type raisedEntry struct {
+	seq   uint64
+	lease uint64
+	host  HostID
+	s, e  int64
+	all   bool
+}
+
+// logRaised records that host h's usage went up over [s, e) because of
+// a reservation of lease (all: the host lost room everywhere).
+func (t *Table) logRaised(lease uint64, h HostID, s, e int64, all bool) {
+	f := &t.freed
+	if !f.on {
+		return
+	}
+	if len(f.rais) >= maxFreed {
+		t.ForgetFreed(f.next)
+	}
+	f.rais = append(f.rais, raisedEntry{seq: f.next, lease: lease, host: h, s: s, e: e, all: all})
+	f.next++
+}
+
+// forgetRaised drops the raised entries before mark.
+func (f *freedLog) forgetRaised(mark uint64) {
+	n, _ := slices.BinarySearchFunc(f.rais, mark, func(e raisedEntry, s uint64) int { return cmpUint64(e.seq, s) })
+	f.rais = slices.Delete(f.rais, 0, n)
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// changedSince reports whether, since mark, any host's usage or room
+// changed over an interval overlapping [s, e) other than by lease's own
+// reservations: whether the table without lease's reservations may
+// differ there from what it was at mark. It is true when the history
+// before mark is forgotten.
+func (t *Table) changedSince(mark, lease uint64, s, e int64) bool {
+	f := &t.freed
+	if !f.on || mark < f.base {
+		return true
+	}
+	for _, x := range f.ents[f.index(mark):] {
+		if !x.void && (x.lease != lease || x.res == nil) && x.s < e && s < x.e {
+			return true
+		}
+	}
+	i, _ := slices.BinarySearchFunc(f.rais, mark, func(x raisedEntry, s uint64) int { return cmpUint64(x.seq, s) })
+	for _, x := range f.rais[i:] {
+		if (x.all || x.lease != lease) && x.s < e && s < x.e {
+			return true
+		}
+	}
+	return false
+}
+
+// failedRange says that on the table as it is (at the freed log's
+// sequence failAt), no start in [a, b] fits n VMs of per for d, even
+// without the reservations of the lease that asked.
+type failedRange struct {
+	n    int
+	per  Resources
+	d    int64
+	a, b int64
+}
+
+// maxFailed bounds the failed ranges remembered.
+const maxFailed = 16
+
+// skipFailed returns the first start from a on (up to b) that the failed
+// ranges remembered on this very table do not rule out for q (duration
+// d), on behalf of a lease whose own reservations start no earlier than
+// lim. A range failed by a query that q dominates (no more VMs, none
+// larger, no longer) rules out its starts t with t+d <= lim: there the
+// table without the lease's reservations is the table itself over [t,
+// t+d), which holds at least what the table without the other lease's
+// did, so where the smaller query did not fit q does not.
+func (t *Table) skipFailed(q *Query, d, a, b, lim int64) int64 {
+	f := &t.freed
+	if f.failAt != f.next || len(f.fails) == 0 {
+		return a
+	}
+	top := b
+	if lim != posInf {
+		top = min(top, lim-d)
+	}
+	for moved := true; moved && a <= b; {
+		moved = false
+		for _, x := range f.fails {
+			if x.a > a || a > x.b || x.n > q.N || x.d > d || !dominated(x.per, q.Per) {
+				continue
+			}
+			if cut := min(x.b, top); a <= cut {
+				a, moved = cut+1, true
+			}
+		}
+	}
+	return a
+}
+
+// dominated reports whether every entry of small is at most big's.
+func dominated(small, big Resources) bool {
+	if len(small) != len(big) {
+		return false
+	}
+	for j := range small {
+		if small[j] > big[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// noteFailed remembers that no start in [a, b] fits q (duration d)
+// without the asking lease's reservations, on the table as it is now.
+func (t *Table) noteFailed(q *Query, d, a, b int64) {
+	f := &t.freed
+	if f.failAt != f.next {
+		f.fails, f.failAt = f.fails[:0], f.next
+	}
+	if len(f.fails) == maxFailed {
+		f.fails = slices.Delete(f.fails, 0, 1)
+	}
+	f.fails = append(f.fails, failedRange{n: q.N, per: slices.Clone(q.Per), d: d, a: a, b: b})
+}
+
+// ownStart is the earliest start of lease's reservations in the table
+// (posInf when it has none).
+func (t *Table) ownStart(lease uint64) int64 {
+	s := int64(posInf)
+	for _, id := range t.lease[lease] {
+		s = min(s, t.it.nodes[t.byID[id]].start)
+	}
+	return s
+}
