@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -68,7 +70,8 @@ func (p *powerCtl) idleTime(end time.Time) report.IdleHours {
 	}
 	long := p.cfg.Params.Grace + tick
 	var idle report.IdleHours
-	for h, ons := range on {
+	for _, h := range slices.Sorted(maps.Keys(on)) { // in host order: the sums come out the same every run
+		ons := on[h]
 		b := busy[h]
 		sort.Slice(b, func(i, j int) bool { return b[i].start.Before(b[j].start) })
 		for _, o := range ons {
