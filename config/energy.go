@@ -23,6 +23,7 @@ import (
 //	  consolidate: true     # PEMP may empty hosts to switch them off
 //	  external_arrivals: false # also decide on each arriving external lease
 //	  violation_alpha: 0    # threshold factor of the violation rate; 0: waiting_factor
+//	  switch_off_ahead: false # also switch off hosts with a reservation far enough ahead
 //	  idle_watts: 117       # and busy_watts, boot_watts, shutdown_watts, off_watts
 //	  boot: 2m              # boot and shutdown times
 //	  fuzzy: {...}          # PEMP's sets and rules (energy.FuzzyConfig)
@@ -48,7 +49,11 @@ type Energy struct {
 	// WaitingFactor, so that runs at different waiting factors are
 	// measured against one threshold; 0 measures each run against its
 	// own waiting factor.
-	ViolationAlpha    float64 `yaml:"violation_alpha"`
+	ViolationAlpha float64 `yaml:"violation_alpha"`
+	// SwitchOffAhead lets the policies switch off a host whose next
+	// reservation is far enough ahead (energyctl.BreakEven of the power
+	// model), with its boot planned to end when that reservation begins.
+	SwitchOffAhead    bool `yaml:"switch_off_ahead"`
 	energy.PowerModel `yaml:",inline"`
 	Fuzzy             energy.FuzzyConfig `yaml:"fuzzy"`
 }
@@ -110,6 +115,9 @@ func (e Energy) Validate() error {
 	}
 	if _, err := e.Cron(); err != nil {
 		return err
+	}
+	if e.SwitchOffAhead && !(e.IdleWatts > e.OffWatts) {
+		return fieldErr("energy.switch_off_ahead", fmt.Sprintf("switching off never pays: idle_watts %v is not above off_watts %v", e.IdleWatts, e.OffWatts))
 	}
 	return nil
 }

@@ -38,12 +38,12 @@ func TestEnergySection(t *testing.T) {
 	if p.Alpha != 4 || p.Fuzzy.Outputs["HC"] != 1.75 {
 		t.Errorf("energy parameters: %+v", p)
 	}
-	for _, kv := range [][2]string{{"energy.policy", "GESP"}, {"energy.waiting_factor", "2.5"}, {"energy.consolidate", "false"}, {"energy.shutdown", "30"}, {"energy.violation_alpha", "5"}} {
+	for _, kv := range [][2]string{{"energy.policy", "GESP"}, {"energy.waiting_factor", "2.5"}, {"energy.consolidate", "false"}, {"energy.shutdown", "30"}, {"energy.violation_alpha", "5"}, {"energy.switch_off_ahead", "true"}} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Fatalf("%s: %v", kv[0], err)
 		}
 	}
-	if e := c.Energy; e.Policy != "gesp" || e.WaitingFactor != 2.5 || e.Consolidate || e.Shutdown != 30*time.Second || e.ViolationAlpha != 5 {
+	if e := c.Energy; e.Policy != "gesp" || e.WaitingFactor != 2.5 || e.Consolidate || e.Shutdown != 30*time.Second || e.ViolationAlpha != 5 || !e.SwitchOffAhead {
 		t.Errorf("after Set: %+v", e)
 	}
 }
@@ -61,6 +61,8 @@ func TestEnergyErrors(t *testing.T) {
 		{"watts", "energy:\n  idle_watts: -3\n", []string{"energy.idle_watts"}, false},
 		{"tick", "energy:\n  tick: 0s\n", []string{"energy.tick"}, false},
 		{"violation alpha", "energy:\n  violation_alpha: -5\n", []string{"energy.violation_alpha", "must not be negative, got -5"}, false},
+		{"switch off ahead", "energy:\n  switch_off_ahead: maybe\n", []string{"t.yaml:2", "energy.switch_off_ahead", "maybe"}, false},
+		{"switch off ahead never pays", "energy:\n  switch_off_ahead: true\n  idle_watts: 10\n  off_watts: 10\n", []string{"energy.switch_off_ahead", "never pays"}, false},
 		{"schedule", "energy:\n  schedule: '61 * * * *'\n", []string{"energy.schedule", "61 * * * *"}, false},
 		{"fuzzy rule", "energy:\n  fuzzy:\n    rules: {LR: HC HC MC LC, MR: MC LC LC HP 3QP, HR: HP HP QP QP NP, VHR: QP QP NP NP NP}\n", []string{"energy.fuzzy.rules"}, false},
 		{"fuzzy key", "energy:\n  fuzzy:\n    rule: {}\n", []string{"t.yaml:3", "energy.fuzzy.rule: unknown key"}, true},
@@ -105,7 +107,7 @@ func TestSampleEnergyIsTheDefault(t *testing.T) {
 	d := DefaultEnergy()
 	e := c.Energy
 	if e.Policy != d.Policy || e.WaitingFactor != d.WaitingFactor || e.Grace != d.Grace || e.Tick != d.Tick ||
-		e.Consolidate != d.Consolidate || e.PowerModel != d.PowerModel {
+		e.Consolidate != d.Consolidate || e.PowerModel != d.PowerModel || e.SwitchOffAhead != d.SwitchOffAhead {
 		t.Errorf("sample energy %+v, default %+v", e, d)
 	}
 	fz, err := e.Fuzzy.Build()

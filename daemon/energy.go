@@ -104,6 +104,11 @@ func (p *powerMgr) restart(now time.Time) error {
 	}
 	cc := energyctl.Config{Alpha: c.Energy.WaitingFactor, Tick: c.Energy.Tick, Next: next, Start: now, NoConsolidation: !c.Energy.Consolidate, ExternalArrivals: c.Energy.ExternalArrivals,
 		InService: p.inService, MayOff: p.mayOff, Hooks: energyctl.Hooks{SwitchedOn: p.switchedOn, SwitchedOff: p.switchedOff}}
+	if c.Energy.SwitchOffAhead {
+		m := c.Energy.PowerModel
+		m.Boot, m.Shutdown = powerTimes(c)
+		cc.SwitchOffAhead, cc.AheadMinGap = true, energyctl.BreakEven(m)
+	}
 	if c.Energy.Policy != "" {
 		params, err := c.Energy.Params()
 		if err != nil {

@@ -38,6 +38,15 @@ type Config struct {
 	// leaves a host whose switch-off failed alone for a while); nil: all.
 	MayOff func(slottable.HostID) bool
 	Hooks  Hooks
+	// SwitchOffAhead lets a host with a reservation ahead be switched off
+	// when that reservation begins at least AheadMinGap from now (and
+	// after the shutdown and the boot): its boot is planned to end when
+	// the reservation begins (Scheduler.PowerOffAhead; docs/models.md §5,
+	// energy.switch_off_ahead).
+	SwitchOffAhead bool
+	// AheadMinGap is the shortest gap to a reservation ahead worth a
+	// power cycle (energy.PowerModel.BreakEven).
+	AheadMinGap time.Duration
 }
 
 // Hooks are told of every host the controller switches on or off, after
@@ -58,6 +67,7 @@ type Stats struct {
 	Guarded      int // of which to keep a local lease from being refused
 	Drained      int // of which for the queue once nothing else would happen
 	SwitchedOff  int // hosts switched off
+	OffAhead     int // of which with a reservation ahead, a boot planned for it
 	Consolidated int // hosts emptied (consolidation)
 }
 
@@ -332,6 +342,11 @@ func (c *Controller) PowerOff(now time.Time, h slottable.HostID) bool {
 	if st := c.s.PowerState(h, now); st != scheduler.PowerOn || !c.mayOff(h) {
 		return false
 	}
+	if c.cfg.SwitchOffAhead {
+		if _, ok := c.s.NextReservation(h, now); ok {
+			return c.powerOffAhead(now, h)
+		}
+	}
 	if err := c.s.PowerOff(now, h); err != nil {
 		return false
 	}
@@ -340,6 +355,38 @@ func (c *Controller) PowerOff(now time.Time, h slottable.HostID) bool {
 		c.cfg.Hooks.SwitchedOff(h, now)
 	}
 	return true
+}
+
+// powerOffAhead switches host h off now with its boot planned to end when
+// its next reservation begins, and tells the hooks: switched off now,
+// switched on over the planned boot (counted in Stats.OffAhead).
+func (c *Controller) powerOffAhead(now time.Time, h slottable.HostID) bool {
+	boot, on, err := c.s.PowerOffAhead(now, h, c.cfg.AheadMinGap)
+	if err != nil {
+		return false
+	}
+	c.stats.SwitchedOff++
+	c.stats.OffAhead++
+	c.onSince[h] = on
+	if c.cfg.Hooks.SwitchedOff != nil {
+		c.cfg.Hooks.SwitchedOff(h, now)
+	}
+	if c.cfg.Hooks.SwitchedOn != nil {
+		c.cfg.Hooks.SwitchedOn(h, boot, on, time.Time{}, time.Time{})
+	}
+	return true
+}
+
+// freeAhead reports whether host h, on, holds nothing at now and its next
+// reservation begins late enough to switch it off until then
+// (Config.SwitchOffAhead).
+func (c *Controller) freeAhead(h slottable.HostID, now time.Time) bool {
+	if !c.cfg.SwitchOffAhead {
+		return false
+	}
+	next, ok := c.s.NextReservation(h, now)
+	boot, shutdown := c.s.PowerTimes()
+	return ok && next.After(now) && next.Sub(now) >= max(c.cfg.AheadMinGap, boot+shutdown)
 }
 
 // switchable reports whether host h can be switched on for a request at

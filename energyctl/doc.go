@@ -39,6 +39,13 @@
 //     never hosts a local lease being decided could take; idle hosts are
 //     left to the grace period. Emptied hosts are switched off once their
 //     last reservation is over.
+//   - With Config.SwitchOffAhead (energy.switch_off_ahead) a host free
+//     until a reservation at least Config.AheadMinGap ahead (BreakEven)
+//     is idle for the policies too; switched off, its boot is planned to
+//     end when that reservation begins (Scheduler.PowerOffAhead) and the
+//     hooks hear of the switch-off and of the planned boot at once. Like
+//     any host with a boot planned, it counts as booting, and a request
+//     that needs it earlier has its boot moved earlier.
 //   - Decisions are made on local arrivals and on the tick, as docs/models.md
 //     §5 says; Config.ExternalArrivals adds every external arrival (for
 //     experiments).

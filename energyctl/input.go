@@ -28,7 +28,8 @@ import (
 //     for a local request;
 //   - Idle: the switched-on hosts in service with no reservation from now
 //     on, idle since the end of their last reservation or since they came
-//     on.
+//     on; with Config.SwitchOffAhead also those free from now to a
+//     reservation at least Config.AheadMinGap ahead.
 func (c *Controller) input(now time.Time, n int, local bool, start time.Time) energy.Input {
 	s := c.s
 	in := energy.Input{Now: now, Need: n, Local: local}
@@ -59,7 +60,7 @@ func (c *Controller) input(now time.Time, n int, local bool, start time.Time) en
 			if last.After(horizon) {
 				horizon = last
 			}
-			if !last.After(now) && s.HostEnabled(h.ID) && c.inService(h.ID) && c.mayOff(h.ID) {
+			if (!last.After(now) || c.freeAhead(h.ID, now)) && s.HostEnabled(h.ID) && c.inService(h.ID) && c.mayOff(h.ID) {
 				in.Idle = append(in.Idle, energy.IdleHost{Host: h.Name, Since: c.idleSince(h.ID)})
 			}
 		}

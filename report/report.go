@@ -46,16 +46,19 @@ type PowerSample struct {
 // EnergyStats counts the energy controller's decisions and power
 // operations in a run.
 type EnergyStats struct {
-	Policy       string     `json:"policy"`
-	Decisions    int        `json:"decisions"`
-	SwitchedOn   int        `json:"switched_on"`
-	Guarded      int        `json:"switched_on_for_local"` // of SwitchedOn: for local leases the policy left short
-	Drained      int        `json:"switched_on_at_end"`    // of SwitchedOn: for the queue once the trace is over
-	SwitchedOff  int        `json:"switched_off"`
-	Consolidated int        `json:"consolidated"`              // hosts emptied to be switched off
-	MeanHostsOn  float64    `json:"mean_hosts_on"`             // time-weighted, over the makespan
-	ThresholdS   float64    `json:"wait_threshold_s"`          // alpha * mean external duration
-	Idle         *IdleHours `json:"idle_host_hours,omitempty"` // time hosts were on running nothing
+	Policy       string `json:"policy"`
+	Decisions    int    `json:"decisions"`
+	SwitchedOn   int    `json:"switched_on"`
+	Guarded      int    `json:"switched_on_for_local"` // of SwitchedOn: for local leases the policy left short
+	Drained      int    `json:"switched_on_at_end"`    // of SwitchedOn: for the queue once the trace is over
+	SwitchedOff  int    `json:"switched_off"`
+	Consolidated int    `json:"consolidated"` // hosts emptied to be switched off
+	// OffAhead is of SwitchedOff: hosts switched off with a reservation
+	// ahead, their boot planned for it (energy.switch_off_ahead).
+	OffAhead    int        `json:"switched_off_ahead,omitempty"`
+	MeanHostsOn float64    `json:"mean_hosts_on"`             // time-weighted, over the makespan
+	ThresholdS  float64    `json:"wait_threshold_s"`          // alpha * mean external duration
+	Idle        *IdleHours `json:"idle_host_hours,omitempty"` // time hosts were on running nothing
 }
 
 // IdleHours is the host time on with nothing running, in hours, by what

@@ -33,6 +33,10 @@ type EnergyConfig struct {
 	// rate's threshold instead of Params.Alpha (runs at different waiting
 	// factors measured against one threshold); 0: Params.Alpha.
 	ViolationAlpha float64
+	// SwitchOffAhead lets the policies switch off a host with a
+	// reservation at least energyctl.BreakEven(Model) ahead, its boot
+	// planned to end when the reservation begins (docs/models.md §5).
+	SwitchOffAhead bool
 }
 
 // DefaultTick is the period of the energy controller when none is set.
@@ -93,6 +97,7 @@ func newPowerCtl(e *engine, cfg EnergyConfig) (*powerCtl, error) {
 	p := &powerCtl{e: e, cfg: cfg}
 	p.ctl = energyctl.New(e.s, energyctl.Config{Policy: pol, Alpha: cfg.Params.Alpha, Tick: cfg.Tick, Next: cfg.Next,
 		Start: Epoch, Instant: Epoch, NoConsolidation: cfg.NoConsolidation, ExternalArrivals: cfg.ExternalArrivals,
+		SwitchOffAhead: cfg.SwitchOffAhead, AheadMinGap: energyctl.BreakEven(cfg.Model),
 		Hooks: energyctl.Hooks{SwitchedOn: p.switchedOn, SwitchedOff: p.switchedOff}})
 	p.managed = p.ctl.Managed()
 	e.s.SetPowerTimes(cfg.Model.Boot, cfg.Model.Shutdown)

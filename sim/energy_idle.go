@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -69,14 +70,7 @@ func (p *powerCtl) idleTime(end time.Time) report.IdleHours {
 	}
 	long := p.cfg.Params.Grace + tick
 	var idle report.IdleHours
-	// Hosts in order: the sums are of floats, so the order fixes their
-	// last digits, and a run must print the same report every time.
-	hosts := make([]slottable.HostID, 0, len(on))
-	for h := range on {
-		hosts = append(hosts, h)
-	}
-	slices.Sort(hosts)
-	for _, h := range hosts {
+	for _, h := range slices.Sorted(maps.Keys(on)) { // in host order: the sums come out the same every run
 		ons := on[h]
 		b := busy[h]
 		sort.Slice(b, func(i, j int) bool { return b[i].start.Before(b[j].start) })

@@ -408,3 +408,45 @@ func TestEnergyIdleDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// One host; L1 (a local reservation at 1200 s for 600 s) and L2 (one at
+// 37800 s, 10 h after L1's end, submitted at 1300 s). GESP switches
+// host000 on for L1: it boots over [1080, 1200). From 1800 s it runs
+// nothing; the tick at 2100 s finds it idle for the grace (300 s).
+//
+//   - Without energy.switch_off_ahead it stays on (L2's reservation
+//     ahead): booting 120 s, on [1200, 38400): 37320 s x 117 W =
+//     4366440 J (1.2129 kWh).
+//   - With it, the gap to L2 (35700 s) is above the break-even (the
+//     reference model: (117 x 60 + 117 x 120) / (117 - 0) = 180 s, the
+//     cycle itself): it shuts down over [2100, 2160), is off, boots over
+//     [37680, 37800) (planned at the switch-off) and is on for L2 at
+//     37800 s. Booting 120 + on 900 + shutting down 60 + booting 120 + on
+//     600 = 1800 s x 117 W = 210600 J (0.0585 kWh).
+func TestEnergySwitchOffAhead(t *testing.T) {
+	for _, c := range []struct {
+		ahead   bool
+		changes []string
+		joules  float64
+		off     int
+	}{
+		{false, []string{"1080 host000 booting", "1200 host000 on"}, 37320 * 117, 0},
+		{true, []string{"1080 host000 booting", "1200 host000 on", "2100 host000 shutting-down", "2160 host000 off",
+			"37680 host000 booting", "37800 host000 on"}, 1800 * 117, 1},
+	} {
+		t.Run(fmt.Sprint(c.ahead), func(t *testing.T) {
+			cfg := energyConfig(1, "gesp")
+			cfg.Energy.SwitchOffAhead = c.ahead
+			run := simulateEnergyCfg(t, cfg,
+				lease("L1").At(600).AR(1200).For(600),
+				lease("L2").At(1300).AR(37800).For(600),
+			)
+			assertSpans(t, run.r, []string{"L1 vm 1200.000-1800.000 @0", "L2 vm 37800.000-38400.000 @0"})
+			assertLines(t, "power", run.changes, c.changes)
+			assertJoules(t, run.r, c.joules)
+			if run.stats.SwitchedOff != c.off || run.stats.OffAhead != c.off || run.r.Energy.OffAhead != c.off {
+				t.Errorf("stats %+v, report %+v; want %d switched off ahead", run.stats, run.r.Energy, c.off)
+			}
+		})
+	}
+}

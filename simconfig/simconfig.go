@@ -24,7 +24,7 @@ func Energy(e config.Energy, policy string) (sim.EnergyConfig, error) {
 		return sim.EnergyConfig{}, err
 	}
 	return sim.EnergyConfig{Policy: policy, Params: p, Model: e.PowerModel, Tick: e.Tick, Next: next,
-		NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals, ViolationAlpha: e.ViolationAlpha}, nil
+		NoConsolidation: !e.Consolidate, ExternalArrivals: e.ExternalArrivals, ViolationAlpha: e.ViolationAlpha, SwitchOffAhead: e.SwitchOffAhead}, nil
 }
 
 // Run is the simulator's configuration of one run from cfg as it stands:
