@@ -77,6 +77,15 @@ func setTime(t *testing.T, d *running, secs float64) {
 	}
 }
 
+// checkScheduler runs the scheduler's invariant check on the loop, which
+// owns the scheduler (from the test's goroutine it would race a pass).
+func checkScheduler(t *testing.T, d *running) {
+	t.Helper()
+	if _, err := d.call(context.Background(), func(*tx) (any, error) { return nil, d.sched.Check() }); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // withinCapacity fails the test if node1 has more than its 2 cores
 // reserved now, or the fake driver runs more than 2 VMs on it.
 func withinCapacity(t *testing.T, d *running, when string) {

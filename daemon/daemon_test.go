@@ -148,9 +148,7 @@ func TestPreemptAndResume(t *testing.T) {
 	if !a.Start.Equal(simStart.Add(30 * time.Minute)) {
 		t.Fatalf("advance reservation started at %v", a.Start)
 	}
-	if err := d.sched.Check(); err != nil {
-		t.Fatal(err)
-	}
+	checkScheduler(t, d)
 }
 
 // TestRestartKeepsEverything: leases survive a daemon restart with their
@@ -180,9 +178,7 @@ func TestRestartKeepsEverything(t *testing.T) {
 	for id := range want {
 		waitFor(t, d2, id, "done", func(l api.Lease) bool { return l.State == "done" })
 	}
-	if err := d2.sched.Check(); err != nil {
-		t.Fatal(err)
-	}
+	checkScheduler(t, d2)
 }
 
 // TestBadRequests: each bad request names its field and changes nothing.

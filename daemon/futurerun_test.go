@@ -64,7 +64,5 @@ func TestFuturePartialRunEnacted(t *testing.T) {
 	if y.Start == nil || !y.Start.Equal(simStart.Add(4000*time.Second)) {
 		t.Fatalf("Y started at %v, want %v", y.Start, simStart.Add(4000*time.Second))
 	}
-	if err := d.sched.Check(); err != nil {
-		t.Fatal(err)
-	}
+	checkScheduler(t, d)
 }

@@ -113,9 +113,7 @@ func TestPassPanicRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, d, l.ID, "cancelled", func(l api.Lease) bool { return l.State == "cancelled" })
-	if err := d.sched.Check(); err != nil {
-		t.Fatal(err)
-	}
+	checkScheduler(t, d)
 }
 
 // TestPassPanicRestoreFails: when the state cannot be restored after a
