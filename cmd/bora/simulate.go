@@ -247,27 +247,24 @@ func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.C
 	if err != nil {
 		return sim.Config{}, usageError{fmt.Errorf("backfilling: %w", err)}
 	}
-	c := cfg.Scheduler
-	c.Policy, c.Backfilling = pol, bf
-	if err := c.Validate(); err != nil {
-		return sim.Config{}, usageError{err}
+	cfg.Scheduler.Policy, cfg.Scheduler.Backfilling = pol, bf
+	if en != "" {
+		cfg.Energy.Policy = strings.ToLower(en)
 	}
-	ec, err := simconfig.Energy(cfg.Energy, strings.ToLower(en))
+	run, err := simconfig.Run(cfg)
 	if err != nil {
 		return sim.Config{}, usageError{err}
 	}
-	if err := ec.Validate(); err != nil {
-		return sim.Config{}, usageError{err}
-	}
-	o := map[string]string{"preemption.policy": string(c.Policy), "backfilling": b}
-	if ec.Policy != "" {
-		o["energy.policy"] = ec.Policy
-		o["energy.waiting_factor"] = strconv.FormatFloat(ec.Params.Alpha, 'g', -1, 64)
+	o := map[string]string{"preemption.policy": string(pol), "backfilling": b}
+	if run.Energy.Policy != "" {
+		o["energy.policy"] = run.Energy.Policy
+		o["energy.waiting_factor"] = strconv.FormatFloat(run.Energy.Params.Alpha, 'g', -1, 64)
 	}
 	for k, v := range opts {
 		o[k] = v
 	}
-	return sim.Config{Cluster: cfg.Cluster, Scheduler: c, Options: o, Energy: ec}, nil
+	run.Options = o
+	return run, nil
 }
 
 // runName is a run's column: the preemption policy, with the backfilling
