@@ -206,10 +206,7 @@ func (s *Spec) generate(p int, seed uint64) (*workgen.Workload, error) {
 	return w, nil
 }
 
-func (s *Spec) isModelParam() bool {
-	ps, _ := workgen.Params(s.Model)
-	return slices.ContainsFunc(ps, func(q workgen.Param) bool { return q.Name == s.Vary.Param })
-}
+func (s *Spec) isModelParam() bool { return s.kind == varyModel }
 
 // runConfig is the simulator's configuration for point p and policy q:
 // the base, the workload's cluster (w may be nil when only checking), the

@@ -44,6 +44,7 @@ type Spec struct {
 
 	file  string
 	lines map[string]int
+	kind  string // what Vary.Param is: varyModel, varyHosts or varyConfig (check sets it)
 }
 
 // Vary is the swept parameter: a generator parameter (a name of the
@@ -156,7 +157,8 @@ func (s *Spec) check(file string) error {
 			return bad("params."+k, "model %s has no parameter %q (it has %s)", s.Model, k, paramNames(params))
 		}
 	}
-	switch kind := s.varyKind(known); {
+	s.kind = s.varyKind(known)
+	switch kind := s.kind; {
 	case s.Vary.Param == "":
 		return bad("vary.param", "missing: name the parameter to sweep")
 	case kind == "":
