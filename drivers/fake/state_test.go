@@ -81,7 +81,13 @@ func TestStateKeepsRunTime(t *testing.T) {
 	e.sim.Set(running.Add(3 * time.Minute))
 	e.d.Close()
 	e.sim.Set(running.Add(5 * time.Minute)) // the daemon is down for 2 min
+	// The closed driver's timer for the exit is still pending in the
+	// clock; wait for the new driver's own before moving the clock (its
+	// timer loop reads the clock, then arms a timer that long after: a
+	// clock moved in between would arm it late).
+	before := e.sim.Waiting()
 	e.open()
+	waitFor(t, "the reopened driver's timer", func() bool { return e.sim.Waiting() > before })
 	exit := running.Add(10 * time.Minute)
 	e.waitNextTimer(exit)
 	e.sim.Set(exit.Add(-time.Nanosecond))
