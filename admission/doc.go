@@ -8,7 +8,8 @@
 //
 //   - Policy: the limit K on admitted, unfinished external leases from
 //     the model's inputs, one per name (accept-all, one-at-a-time, rate,
-//     pacp), in the Policies registry; ParsePolicy reads a name.
+//     pacp), in a registry by name (Lookup, PolicyNames); ParsePolicy
+//     reads a name.
 //   - Estimator: the inputs of queueing.Load (local and external arrival
 //     rates, the local service time's mean and cv, the external mean
 //     service time) and the external mean run time, from observations
