@@ -305,6 +305,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Errorf("other policy: %+v, %v", o.Current(), err)
 	}
 	// A bad snapshot names the field and changes nothing.
+	neg := s
+	neg.State.Limit.K = -1
+	if err := b.Restore(neg); !errors.Is(err, ErrInvalid) || b.Current().Limit != a.Current().Limit {
+		t.Errorf("negative K: %v, limit %+v", err, b.Current().Limit)
+	}
 	s.Estimator.Observations[3].Share = 2
 	err = b.Restore(s)
 	var fe *fielderr.Error

@@ -314,6 +314,9 @@ func (c *Controller) Snapshot() Snapshot {
 // snapshot is an error wrapping ErrInvalid naming the field, and
 // nothing changes.
 func (c *Controller) Restore(s Snapshot) error {
+	if l := s.State.Limit; l.K < 0 || !(s.State.Threshold >= 0) || !(s.FirstThreshold >= 0) {
+		return fielderr.Wrap(ErrInvalid, "state", "limit %+v, threshold %v, first threshold %v: want K and thresholds not negative", l, s.State.Threshold, s.FirstThreshold)
+	}
 	if err := c.est.Restore(s.Estimator); err != nil {
 		return prefix("estimator", err)
 	}

@@ -27,7 +27,11 @@
 // every arrival (Observe at submission) and every end of a lease
 // (Observe with its run time and its share of the cluster), call Tick
 // before each decision and Recompute at the cron's times
-// (Controller.NextCron), and ask Decide for each external request. The
+// (Controller.NextCron), and ask Decide for each external request with
+// the number of external leases it admitted that are not finished yet
+// (the caller counts them: done, cancelled, failed or rejected later by
+// the scheduler are finished). A rejected request is recorded with
+// scheduler.Scheduler.Refuse and the decision's reason and detail. The
 // package reads no clock and draws no random numbers: every call takes
 // the time, so a run is reproducible and a daemon restarts from a
 // Controller.Snapshot.
