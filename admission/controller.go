@@ -226,6 +226,7 @@ func (c *Controller) Explain() (queueing.Explanation, error) {
 
 // Decision is the answer to one external request.
 type Decision struct {
+	At        time.Time  `json:"at"`
 	Admit     bool       `json:"admit"`
 	Admitted  int        `json:"admitted"` // admitted external leases not yet finished, before this one
 	Policy    PolicyName `json:"policy"`
@@ -254,7 +255,7 @@ func (d Decision) String() string {
 // compute the limit again: call Tick (or Recompute) first.
 func (c *Controller) Decide(now time.Time, admitted int) Decision {
 	st := c.state
-	d := Decision{Admit: st.Limit.Admits(admitted), Admitted: admitted, Policy: st.Policy, Limit: st.Limit, Threshold: st.Threshold}
+	d := Decision{At: now, Admit: st.Limit.Admits(admitted), Admitted: admitted, Policy: st.Policy, Limit: st.Limit, Threshold: st.Threshold}
 	if d.Admit {
 		return d
 	}
