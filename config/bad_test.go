@@ -60,6 +60,9 @@ func TestBadFiles(t *testing.T) {
 		"energy-needs-power": `4: energy.policy: "pemp" switches hosts on and off: it needs power.driver fake, command or opennebula`,
 		"emulation-workload": `4: emulation.workload: open testdata/no-such-trace.yaml: no such file or directory`,
 		"jobs-cron":          `4: jobs.compaction: "every day" is not a cron schedule: expected exactly 5 fields, found 2: [every day]`,
+		"admission-policy":   `3: admission.policy: unknown policy "kapac" (want accept-all, one-at-a-time, pacp, rate)`,
+		"admission-share":    `3: admission.recompute_share: must be above 0 and at most 1, got 1.5`,
+		"admission-schedule": `3: admission.schedule: "every hour": expected exactly 5 fields, found 2: [every hour]`,
 	}
 	files, err := filepath.Glob("testdata/*.bad.yaml")
 	if err != nil {

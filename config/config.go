@@ -21,9 +21,10 @@ import (
 // by Set alike.
 type Config struct {
 	Scheduler scheduler.Config `yaml:"scheduler"`
-	Cluster   cluster.Shape    `yaml:"cluster"`  // the simulated cluster (bora simulate)
-	Workload  workload.Options `yaml:"workload"` // how traces become leases
-	Energy    Energy           `yaml:"energy"`   // energy management, simulated and in borad (energy.go)
+	Cluster   cluster.Shape    `yaml:"cluster"`   // the simulated cluster (bora simulate)
+	Workload  workload.Options `yaml:"workload"`  // how traces become leases
+	Energy    Energy           `yaml:"energy"`    // energy management, simulated and in borad (energy.go)
+	Admission Admission        `yaml:"admission"` // admission of external leases, simulated and in borad (admission.go)
 
 	// The daemon's sections (borad); bora simulate ignores them.
 	Daemon    Daemon       `yaml:"daemon"`
@@ -44,6 +45,7 @@ func Default() Config {
 		Cluster:   cluster.Shape{Hosts: 144, CPU: 100, Memory: 1024},
 		Workload:  workload.DefaultOptions(),
 		Energy:    DefaultEnergy(),
+		Admission: DefaultAdmission(),
 	}
 	c.Daemon, c.API, c.Driver, c.Power, c.Jobs = defaultDaemonSections()
 	return c
@@ -169,5 +171,8 @@ func (c Config) Validate() error {
 	if err := c.Cluster.Validate(); err != nil {
 		return fieldErr("cluster", err.Error())
 	}
-	return c.Energy.Validate()
+	if err := c.Energy.Validate(); err != nil {
+		return err
+	}
+	return c.Admission.Validate()
 }

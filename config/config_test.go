@@ -27,7 +27,7 @@ func TestParseErrors(t *testing.T) {
 		want       []string // all must appear in the message
 		unknown    bool
 	}{
-		{"unknown top key", "schedulr:\n  backfilling: none\n", []string{"t.yaml:1", "schedulr: unknown key (known here: api, cluster, daemon"}, true},
+		{"unknown top key", "schedulr:\n  backfilling: none\n", []string{"t.yaml:1", "schedulr: unknown key (known here: admission, api, cluster, daemon"}, true},
 		{"unknown scheduler key", "scheduler:\n  mapper: pack\n  backfiling: none\n", []string{"t.yaml:3", "scheduler.backfiling"}, true},
 		{"not a number", "scheduler:\n  overheads:\n    suspend_rate: fast\n", []string{"t.yaml:3", "scheduler.overheads.suspend_rate", `"fast" is not a number`}, false},
 		{"bad duration", "scheduler:\n  overheads:\n    delta: soon\n", []string{"t.yaml:3", "scheduler.overheads.delta"}, false},

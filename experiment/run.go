@@ -294,7 +294,8 @@ func (s *Spec) policyIndex(name string) int {
 func MetricNames() []string {
 	zero := 0.0
 	names := make([]string, 0, 20)
-	for k := range metricValues(report.Metrics{EnergyKWh: &zero, ViolationRate: &zero}) {
+	for k := range metricValues(report.Metrics{EnergyKWh: &zero, ViolationRate: &zero,
+		AdmissionViolationRate: &zero, AdmissionRejectionRate: &zero, AdmissionThresholdS: &zero}) {
 		names = append(names, k)
 	}
 	slices.Sort(names)

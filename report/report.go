@@ -124,7 +124,16 @@ type Metrics struct {
 	PreemptionSearch         map[string]int     `json:"preemption_search"`        // exact / heuristic: how many decisions used each
 	EnergyKWh                *float64           `json:"energy_kwh,omitempty"`     // nil when the run did not model energy
 	ViolationRate            *float64           `json:"violation_rate,omitempty"` // percent of the external leases that started waited longer than alpha * mean external duration (docs/models.md §5); nil when the run did not model energy
-	WallSeconds              float64            `json:"wall_s"`                   // how long the run took on this machine
+	// The admission metrics (docs/models.md §4), nil when the run did not
+	// model admission: the violation rate VR = (a*v + r)/(a + r) × 100 of
+	// the external leases, the percent of them the admission stage
+	// rejected, the threshold D at the end of the run, and the external
+	// rejections by reason (admission-limit, no-capacity...).
+	AdmissionViolationRate *float64       `json:"admission_violation_rate,omitempty"`
+	AdmissionRejectionRate *float64       `json:"admission_rejection_rate,omitempty"`
+	AdmissionThresholdS    *float64       `json:"admission_threshold_s,omitempty"`
+	ExternalRejections     map[string]int `json:"external_rejections,omitempty"`
+	WallSeconds            float64        `json:"wall_s"` // how long the run took on this machine
 }
 
 // Interval is one reservation as it was enacted.

@@ -152,6 +152,30 @@ func optionalRows(ms []*Metrics) []tableRow {
 	if slices.ContainsFunc(ms, func(m *Metrics) bool { return m.ViolationRate != nil }) {
 		rows = append(rows, metricRow(ms, "violation rate (%)", func(m *Metrics) string { return opt(m.ViolationRate) }))
 	}
+	return append(rows, admissionRows(ms, opt)...)
+}
+
+// admissionRows returns the admission metrics' rows (docs/models.md §4)
+// when some report has them: the violation rate, the share rejected by
+// the admission stage, D, and one row per reason external leases were
+// rejected for ("-" for a report without admission).
+func admissionRows(ms []*Metrics, opt func(*float64) string) []tableRow {
+	if !slices.ContainsFunc(ms, func(m *Metrics) bool { return m.AdmissionViolationRate != nil }) {
+		return nil
+	}
+	rows := []tableRow{
+		metricRow(ms, "admission violation rate (%)", func(m *Metrics) string { return opt(m.AdmissionViolationRate) }),
+		metricRow(ms, "admission rejection rate (%)", func(m *Metrics) string { return opt(m.AdmissionRejectionRate) }),
+		metricRow(ms, "admission threshold D (s)", func(m *Metrics) string { return opt(m.AdmissionThresholdS) }),
+	}
+	for _, r := range orderedKeys(nil, ms, func(m *Metrics) []string { return mapKeys(m.ExternalRejections) }) {
+		rows = append(rows, metricRow(ms, "external rejected, "+r, func(m *Metrics) string {
+			if m.AdmissionViolationRate == nil {
+				return "-"
+			}
+			return fmt.Sprint(m.ExternalRejections[r])
+		}))
+	}
 	return rows
 }
 

@@ -93,3 +93,11 @@ const (
 	// it on the same hosts that were moved for it (OperationLate).
 	ReasonOperationLate Reason = "operation-late"
 )
+
+// ReasonAdmissionLimit: an external lease refused by the admission stage
+// (package admission, docs/models.md §4) before it reached the
+// scheduler: the cluster already holds as many admitted, unfinished
+// external leases as its policy allows. The detail says how many, the
+// limit and the policy ("7 external leases admitted, limit 7 (pacp,
+// D = 1,800 s)").
+const ReasonAdmissionLimit Reason = "admission-limit"

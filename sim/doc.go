@@ -46,6 +46,20 @@
 // The scheduler's Record hook gives every reservation as it was really
 // used; those intervals become the Gantt chart and the utilisation.
 //
+// # Admission
+//
+// With Config.Admission, external requests pass the admission stage of
+// docs/models.md §4 (package admission, admission.go) before the energy
+// hook and Scheduler.Submit: one rejected there is recorded with
+// Scheduler.Refuse (reason admission-limit) and never reaches the
+// scheduler. Every arrival and every lease that ends its full time feed
+// the stage's estimator (the end with the lease's real run time and its
+// share of the cluster's cpu); the limit is computed again at the times
+// of its cron, which are events of the loop while anything else is left
+// to happen, and at any event once the window has moved by its share.
+// The report then adds the admission metrics. Without it, nothing of this
+// runs and the report is what it was.
+//
 // # Stopping and progress
 //
 // RunContext checks its context after every event of the loop and

@@ -137,6 +137,7 @@ func (e *engine) metrics() report.Metrics {
 		m.AWRTS = awrtNum / awrtDen
 	}
 	m.Utilisation, m.UtilisationOverheadAdj = e.utilisationMetrics(m.MakespanS)
+	e.adm.metrics(e, &m) // admission.go
 	return m
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/bora-sched/bora/admission"
 	"github.com/bora-sched/bora/cluster"
 	"github.com/bora-sched/bora/internal/minheap"
 	"github.com/bora-sched/bora/report"
@@ -35,6 +36,10 @@ type Config struct {
 	// Energy is the energy management of the run (energy.go); the zero
 	// value models none.
 	Energy EnergyConfig
+	// Admission is the admission stage of external leases (admission.go,
+	// docs/models.md §4); nil runs none: every request goes to the
+	// scheduler and the report has no admission metrics.
+	Admission *admission.Config
 	// Progress, when set, is called after every event of the loop with
 	// how far the run has got (progress.go); it must not keep the value.
 	// It only observes: the run's decisions do not depend on it.
@@ -91,7 +96,9 @@ type engine struct {
 	ends   minheap.Heap[realEnd]
 	gantt  []scheduler.Interval
 	events int
-	power  *powerCtl // energy management (energy.go); nil without
+	power  *powerCtl       // energy management (energy.go); nil without
+	adm    *admissionStage // admission of external leases (admission.go); nil without
+	admErr error           // the first error of the admission stage
 }
 
 // realState is what the simulated VMs of a lease have really done.
@@ -116,6 +123,9 @@ func newEngine(cfg Config) (*engine, error) {
 	e := &engine{s: s, cfg: cfg, real: map[scheduler.LeaseID]*realState{}}
 	s.Record = func(iv scheduler.Interval) { e.gantt = append(e.gantt, iv); e.power.record(iv) }
 	if e.power, err = newPowerCtl(e, cfg.Energy); err != nil {
+		return nil, err
+	}
+	if e.adm, err = newAdmissionStage(cfg); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -146,14 +156,27 @@ func (e *engine) loop(ctx context.Context, reqs []scheduler.Request) error {
 			}
 		}
 		e.handle(e.s.Advance(t))
+		if err := e.adm.tick(t); err != nil { // admission.go: the cron's computation
+			return err
+		}
 		for next < len(reqs) && !Epoch.Add(reqs[next].Arrival).After(t) {
-			e.handle(e.power.beforeSubmit(t, reqs[next])) // energy.go
-			l, acts := e.s.Submit(t, reqs[next])
-			e.real[l.ID] = &realState{left: reqs[next].RealDuration()}
-			e.handle(acts)
+			ok, err := e.adm.submit(e, t, reqs[next]) // admission.go
+			if err != nil {
+				return err
+			}
+			if ok {
+				e.handle(e.power.beforeSubmit(t, reqs[next])) // energy.go
+				l, acts := e.s.Submit(t, reqs[next])
+				e.real[l.ID] = &realState{left: reqs[next].RealDuration()}
+				e.adm.record(l)
+				e.handle(acts)
+			}
 			next++
 		}
 		e.handle(e.power.step(t, func() bool { return e.quiet(reqs, next) })) // energy.go
+		if e.admErr != nil {
+			return e.admErr
+		}
 	}
 }
 
@@ -182,6 +205,9 @@ func (e *engine) nextTime(reqs []scheduler.Request, next int) (time.Time, bool) 
 	if at, has := e.power.nextAt(ok); has { // energy.go: the controller's tick
 		consider(at)
 	}
+	if at, has := e.adm.nextAt(ok); has { // admission.go: the cron
+		consider(at)
+	}
 	return t, ok
 }
 
@@ -189,6 +215,13 @@ func (e *engine) nextTime(reqs []scheduler.Request, next int) (time.Time, bool) 
 // that stop computing keep what they have left.
 func (e *engine) handle(acts []scheduler.Action) {
 	for _, a := range acts {
+		if a.Op == scheduler.ActDone && e.adm != nil {
+			if l := e.s.Lease(a.Lease); l.State == scheduler.Done {
+				if err := e.adm.done(l, a.At, e.cfg.Cluster.Hosts); err != nil && e.admErr == nil {
+					e.admErr = err
+				}
+			}
+		}
 		st := e.real[a.Lease]
 		if st == nil {
 			continue

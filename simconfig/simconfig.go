@@ -28,7 +28,8 @@ func Energy(e config.Energy, policy string) (sim.EnergyConfig, error) {
 }
 
 // Run is the simulator's configuration of one run from cfg as it stands:
-// its cluster, scheduler and energy sections, each validated.
+// its cluster, scheduler, energy and admission sections, each validated
+// (the admission stage only when admission.policy names one).
 func Run(cfg config.Config) (sim.Config, error) {
 	if err := cfg.Scheduler.Validate(); err != nil {
 		return sim.Config{}, err
@@ -40,5 +41,13 @@ func Run(cfg config.Config) (sim.Config, error) {
 	if err := ec.Validate(); err != nil {
 		return sim.Config{}, err
 	}
-	return sim.Config{Cluster: cfg.Cluster, Scheduler: cfg.Scheduler, Energy: ec}, nil
+	run := sim.Config{Cluster: cfg.Cluster, Scheduler: cfg.Scheduler, Energy: ec}
+	if cfg.Admission.Modelled() {
+		ac, err := cfg.Admission.Controller("")
+		if err != nil {
+			return sim.Config{}, err
+		}
+		run.Admission = &ac
+	}
+	return run, nil
 }

@@ -40,3 +40,21 @@ func TestEnergy(t *testing.T) {
 		t.Errorf("a swept policy: %q, %v; want gesp", sc.Policy, err)
 	}
 }
+
+// TestRunAdmission: a run has an admission stage only when
+// admission.policy names one; the section's keys reach it.
+func TestRunAdmission(t *testing.T) {
+	run, err := Run(config.Default())
+	if err != nil || run.Admission != nil {
+		t.Fatalf("default: admission %+v, %v; want none", run.Admission, err)
+	}
+	c, err := config.Parse([]byte("admission:\n  policy: pacp\n  threshold: 30m\n  window: 6h\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err = Run(c)
+	if err != nil || run.Admission == nil || run.Admission.Policy != "pacp" || run.Admission.Threshold != 30*time.Minute ||
+		run.Admission.Estimator.Window != 6*time.Hour || run.Admission.Next == nil {
+		t.Fatalf("pacp: %+v, %v", run.Admission, err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/store"
 )
 
@@ -34,6 +35,9 @@ import (
 //	7 exitDamaged     store check, store restore: the store (or the
 //	                  snapshot) is damaged or not a bora store
 //	8 exitBusy        store restore, store check: borad holds the store
+//	9 exitAdmission   lease create: the cluster's admission stage said no
+//	                  (reason admission-limit, docs/models.md §4): the
+//	                  lease exists, rejected; another cluster may take it
 //	130, 143          stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the
 //	                  signal's number (bora simulate says how far it got)
 const (
@@ -46,6 +50,7 @@ const (
 	exitUnreachable = 6
 	exitDamaged     = 7
 	exitBusy        = 8
+	exitAdmission   = 9
 )
 
 // usageError marks an error caused by what the user gave.
@@ -132,6 +137,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &sig):
 		return 128 + int(sig.sig)
+	case errors.As(err, &r) && r.lease.Reason == string(scheduler.ReasonAdmissionLimit):
+		return exitAdmission
 	case errors.As(err, &r):
 		return exitRejected
 	case errors.As(err, &u):

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bora-sched/bora/admission"
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/scheduler"
@@ -31,6 +32,7 @@ type simulateFlags struct {
 	hostCPU                              float64
 	hostMemory                           int64
 	policies, backfillings, energies     string
+	admissions                           string
 	storage                              string
 	suspendRate, resumeRate              float64
 	waitingFactor                        float64
@@ -45,16 +47,21 @@ func newSimulateCmd() *cobra.Command {
 		Long: `Run the scheduler over a trace (SWF, LWF XML, LWF lines, or bora's JSON/YAML)
 on a simulated clock and print the metrics of docs/models.md §7.
 
-A comma-separated --policy, --backfilling or --energy runs one simulation per
-value, in parallel, and prints them side by side. With --energy the hosts are
-switched on and off by the energy policy (docs/models.md §5) and the report
-adds energy_kwh and violation_rate.`,
+A comma-separated --policy, --backfilling, --energy or --admission runs one
+simulation per value, in parallel, and prints them side by side. With --energy
+the hosts are switched on and off by the energy policy (docs/models.md §5) and
+the report adds energy_kwh and violation_rate. With --admission external
+leases pass the admission stage first (docs/models.md §4) and the report adds
+admission_violation_rate, admission_rejection_rate, admission_threshold_s and
+the external rejections by reason.`,
 		Example: `  bora simulate --trace testdata/traces/sdsc-blue-30days.swf \
       --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512
   bora simulate --trace t.swf --policy MOV,MLIP,MOML -o json --report out/
   bora simulate --trace testdata/traces/sdsc-blue-30days.swf \
       --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512 \
-      --energy always-on,gesp,sesp,pemp`,
+      --energy always-on,gesp,sesp,pemp
+  bora simulate --trace gateway.json --inject C64.json --hosts 64 \
+      --admission accept-all,one-at-a-time,rate,pacp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
 	}
@@ -68,6 +75,7 @@ adds energy_kwh and violation_rate.`,
 	fl.StringVar(&f.policies, "policy", "", "preemption policy NOP|MOV|MLIP|MOML; a comma list runs a sweep")
 	fl.StringVar(&f.backfillings, "backfilling", "", "conservative|aggressive|none; a comma list runs a sweep")
 	fl.StringVar(&f.energies, "energy", "", "energy policy always-on|gesp|sesp|pemp; a comma list runs a sweep")
+	fl.StringVar(&f.admissions, "admission", "", "admission policy accept-all|one-at-a-time|rate|pacp; a comma list runs a sweep")
 	fl.Float64Var(&f.waitingFactor, "waiting-factor", 0, "waiting factor alpha of the energy policies (default 5)")
 	fl.Float64Var(&f.suspendRate, "suspend-rate", 0, "suspension rate s in MB/s")
 	fl.Float64Var(&f.resumeRate, "resume-rate", 0, "resumption rate r in MB/s")
@@ -209,12 +217,13 @@ func loadTraces(f *simulateFlags, opt workload.Options) ([]scheduler.Request, *w
 	return reqs, t.Site, nil
 }
 
-// sweep expands comma lists of policies, backfilling modes and energy
-// policies into runs.
+// sweep expands comma lists of policies, backfilling modes, energy
+// policies and admission policies into runs.
 func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.Config, error) {
 	policies := splitList(f.policies, string(cfg.Scheduler.Policy))
 	backfills := splitList(f.backfillings, string(cfg.Scheduler.Backfilling))
 	energies := splitList(f.energies, cfg.Energy.Policy)
+	admissions := splitList(f.admissions, cfg.Admission.Policy)
 	trace := f.trace
 	if len(f.inject) > 0 {
 		trace += " + " + strings.Join(f.inject, " + ")
@@ -223,22 +232,24 @@ func sweep(cfg config.Config, f *simulateFlags, opts map[string]string) ([]sim.C
 	for _, p := range policies {
 		for _, b := range backfills {
 			for _, en := range energies {
-				run, err := sweepRun(cfg, p, b, en, opts)
-				if err != nil {
-					return nil, err
+				for _, ad := range admissions {
+					run, err := sweepRun(cfg, p, b, en, ad, opts)
+					if err != nil {
+						return nil, err
+					}
+					run.Trace = trace
+					run.Name = runName(run, sweptAxes{len(policies) > 1, len(backfills) > 1, len(energies) > 1, len(admissions) > 1})
+					runs = append(runs, run)
 				}
-				run.Trace = trace
-				run.Name = runName(run, len(policies) > 1, len(backfills) > 1, len(energies) > 1)
-				runs = append(runs, run)
 			}
 		}
 	}
 	return runs, nil
 }
 
-// sweepRun is one run of a sweep: preemption policy p, backfilling b and
-// energy policy en ("" none).
-func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.Config, error) {
+// sweepRun is one run of a sweep: preemption policy p, backfilling b,
+// energy policy en ("" none) and admission policy ad ("" none).
+func sweepRun(cfg config.Config, p, b, en, ad string, opts map[string]string) (sim.Config, error) {
 	pol, err := preempt.ParsePolicy(p)
 	if err != nil {
 		return sim.Config{}, usageError{fmt.Errorf("preemption.policy: %w", err)}
@@ -251,11 +262,21 @@ func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.C
 	if en != "" {
 		cfg.Energy.Policy = strings.ToLower(en)
 	}
+	if ad != "" {
+		name, err := admission.ParsePolicy(ad)
+		if err != nil {
+			return sim.Config{}, usageError{fmt.Errorf("admission.policy: %w", err)}
+		}
+		cfg.Admission.Policy = string(name)
+	}
 	run, err := simconfig.Run(cfg)
 	if err != nil {
 		return sim.Config{}, usageError{err}
 	}
 	o := map[string]string{"preemption.policy": string(pol), "backfilling": b}
+	if run.Admission != nil {
+		o["admission.policy"] = string(run.Admission.Policy)
+	}
 	if run.Energy.Policy != "" {
 		o["energy.policy"] = run.Energy.Policy
 		o["energy.waiting_factor"] = strconv.FormatFloat(run.Energy.Params.Alpha, 'g', -1, 64)
@@ -267,18 +288,32 @@ func sweepRun(cfg config.Config, p, b, en string, opts map[string]string) (sim.C
 	return run, nil
 }
 
+// sweptAxes says which settings a sweep has several values of.
+type sweptAxes struct{ policies, backfills, energies, admissions bool }
+
 // runName is a run's column: the preemption policy, with the backfilling
-// mode when several are swept; just the energy policy when only it is.
-func runName(r sim.Config, policies, backfills, energies bool) string {
-	if energies && !policies && !backfills {
+// mode, the energy policy and the admission policy of the axes swept;
+// just the energy or the admission policy when only that is swept.
+func runName(r sim.Config, s sweptAxes) string {
+	adm := ""
+	if r.Admission != nil {
+		adm = string(r.Admission.Policy)
+	}
+	switch {
+	case s.energies && !s.policies && !s.backfills && !s.admissions:
 		return r.Energy.Policy
+	case s.admissions && !s.policies && !s.backfills && !s.energies:
+		return adm
 	}
 	name := string(r.Scheduler.Policy)
-	if backfills {
+	if s.backfills {
 		name += "/" + string(r.Scheduler.Backfilling)
 	}
-	if energies {
+	if s.energies {
 		name += "/" + r.Energy.Policy
+	}
+	if s.admissions {
+		name += "/" + adm
 	}
 	return name
 }
