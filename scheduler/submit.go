@@ -48,6 +48,21 @@ func (s *Scheduler) Submit(now time.Time, req Request) (*Lease, []Action) {
 	return l, s.flush()
 }
 
+// Refuse records a lease refused before it reached the scheduler (an
+// admission policy said no): it gets an ID and is rejected at now with
+// reason r and detail, as Submit rejects a lease, without being planned.
+// Nothing is planned or advanced, so no action comes of it.
+func (s *Scheduler) Refuse(now time.Time, req Request, r Reason, detail string) *Lease {
+	s.setNow(now)
+	l := &Lease{ID: s.nextID, Req: req, Submitted: now, Ops: map[Operation]int{}}
+	s.nextID++
+	s.leases[l.ID] = l
+	s.ids = append(s.ids, l.ID)
+	l.setState(now, Pending, "", "")
+	s.reject(l, now, r, detail)
+	return l
+}
+
 func (s *Scheduler) reject(l *Lease, now time.Time, r Reason, detail string) {
 	l.setState(now, Rejected, r, detail)
 	s.log.Debug(detail, map[string]any{"lease_id": l.ID, "reason": string(r)})
