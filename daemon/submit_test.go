@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -322,5 +323,30 @@ func TestIntakeAdoptionAfterStop(t *testing.T) {
 	}
 	if ls := leases(t, d); len(ls) != 1 || ls[0].ID != first[0].ID || ls[0].State != "running" {
 		t.Errorf("leases after the restart %+v: want lease %d alone, running", ls, first[0].ID)
+	}
+}
+
+// TestIntakeAdoptionFails: oned refuses the adoption's one.vm.update
+// once. The lease made of VM a is cancelled (its enactment errors say
+// why) without anything done to the VM, which stays on HOLD; the next
+// poll takes it again, into a second lease that is adopted and runs.
+func TestIntakeAdoptionFails(t *testing.T) {
+	one, url := openNebula(t)
+	one.RejectNext("one.vm.update", oca.OneInternalError, "database is locked")
+	a := addVM(t, one, `ID="a", START="now", DURATION="01:00:00"`)
+	d := startOpenNebula(t, url)
+	if err := one.Await(a, oca.Active, oca.Running, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ls := leases(t, d)
+	if len(ls) != 2 || ls[0].State != "cancelled" || ls[1].State != "running" {
+		t.Fatalf("leases %+v: want the first cancelled, the second running", ls)
+	}
+	first, _ := d.GetLease(context.Background(), admin, ls[0].ID)
+	if len(first.EnactmentErrors) != 1 || !strings.Contains(first.EnactmentErrors[0], "database is locked") {
+		t.Errorf("first lease's errors %q: want the adoption's failure", first.EnactmentErrors)
+	}
+	if got := userAttr(one, a, "BORA_LEASE_ID"); got != strconv.FormatUint(ls[1].ID, 10) {
+		t.Errorf("VM a adopted into lease %q, want %d", got, ls[1].ID)
 	}
 }
