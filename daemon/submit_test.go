@@ -350,3 +350,4 @@ func TestIntakeAdoptionFails(t *testing.T) {
 		t.Errorf("VM a adopted into lease %q, want %d", got, ls[1].ID)
 	}
 }
+
