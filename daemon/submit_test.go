@@ -350,4 +350,3 @@ func TestIntakeAdoptionFails(t *testing.T) {
 		t.Errorf("VM a adopted into lease %q, want %d", got, ls[1].ID)
 	}
 }
-
