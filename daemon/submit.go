@@ -39,8 +39,8 @@ type submission struct {
 // (by admission or by the scheduler), and recorded either way. An error
 // is a request that does not validate (no lease is made of it); it
 // names the field. Every action decided on the way goes to t.acts,
-// those returned with a rejection too (a rejected lease's Submit can
-// still start others: the scheduler runs what was due first).
+// those returned with a rejection too: Submit first runs whatever is due
+// at now and returns it with the lease, whatever became of the lease.
 func (d *Daemon) submit(t *tx, s submission) (*scheduler.Lease, error) {
 	req := s.req
 	if s.form != nil {
