@@ -77,6 +77,9 @@ type Daemon struct {
 	restoreActs   []scheduler.Action // decided while restoring (VMs a repair stopped), enacted by startup
 	errs          map[scheduler.LeaseID][]string
 	capacity      capacityCheck // capacity.go
+	admission     admitter      // submit.go: nil admits every request
+	src           leaseSource   // the driver, when its users create leases (intake.go); nil otherwise
+	calls         sourceCalls   // what to tell the lease source once committed (sourcecalls.go)
 
 	mu     sync.Mutex // guards health and closed
 	health error
@@ -166,6 +169,7 @@ func (d *Daemon) setup(ctx context.Context, o Options, saved *store.State) error
 			return err
 		}
 	}
+	d.src, _ = d.drv.(leaseSource) // intake.go
 	if err := d.restore(ctx, saved); err != nil {
 		return err
 	}

@@ -13,4 +13,11 @@
 // (scheduler.Restore), re-enacts the operation each lease was in the
 // middle of (driver operations are idempotent), and reconciles the store
 // with what the driver reports (reconcile.go).
+//
+// Every lease request, from the API, the OpenNebula intake or the
+// emulated workload, takes one submission path in the loop (submit.go):
+// validation, admission (external leases), the energy hook, the
+// scheduler. Calls to outside systems that a submission decides (the
+// intake's OpenNebula annotations) are committed with it and made after
+// the commit, never in the loop (sourcecalls.go).
 package daemon

@@ -88,11 +88,6 @@ func (e *emulation) submitDue(d *Daemon, t *tx) {
 		if r.User == "" {
 			r.User = e.user
 		}
-		t.acts = append(t.acts, d.power.beforeSubmit(t.now, r)...) // energy.go: hosts for a local lease
-		l, acts := d.sched.Submit(t.now, r)
-		t.acts = append(t.acts, acts...)
-		t.touched = append(t.touched, l.ID)
-		t.mutated = true
-		d.log.WithField("lease_id", l.ID).WithField("state", string(l.State)).Info("emulated lease submitted")
+		_, _ = d.submit(t, submission{req: r, via: "emulation"}) // submit.go: no form, no validation error
 	}
 }

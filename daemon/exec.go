@@ -20,6 +20,7 @@ type op struct {
 	vms   []drivers.VM
 	from  []string      // migrate: where the images are
 	run   time.Duration // start: how long the VMs really run (emulation), 0 = until stopped
+	call  *sourceCall   // opAdopt, opReject: the call to the lease source (sourcecalls.go)
 }
 
 // executor runs operations: one at a time per lease, in the order the
@@ -72,9 +73,10 @@ type runTimer interface {
 	SetRunTime(lease uint64, run time.Duration)
 }
 
-// enact turns actions into operations (in the loop: it reads leases).
-func (e *executor) enact(acts []scheduler.Action) {
-	var ops []op
+// enact turns actions into operations (in the loop: it reads leases)
+// and queues them after first.
+func (e *executor) enact(acts []scheduler.Action, first ...op) {
+	ops := first
 	for _, a := range acts {
 		if a.Op == scheduler.ActRun {
 			continue // start and resume leave the VMs running
@@ -143,9 +145,16 @@ func (e *executor) worker(id scheduler.LeaseID) {
 		err := e.do(o)
 		e.mu.Lock()
 		e.landLocked(id)
+		if err != nil && o.kind == opAdopt {
+			e.queues[id] = e.queues[id][:1] // the VMs are not the lease's: nothing queued behind can be done
+		}
 		e.queues[id] = e.queues[id][1:]
 		e.mu.Unlock()
-		if err != nil && e.ctx.Err() == nil {
+		switch {
+		case e.ctx.Err() != nil:
+		case o.call != nil:
+			e.d.post(func(t *tx) { e.d.callDone(t, *o.call, err) }) // sourcecalls.go
+		case err != nil:
 			e.d.post(func(t *tx) { e.d.opFailed(t, o, err) })
 		}
 	}
@@ -232,6 +241,8 @@ func (e *executor) call(ctx context.Context, o op, lim opLimits) error {
 		return drv.Shutdown(ctx, o.vms, lim.grace)
 	case scheduler.ActDone:
 		return drv.Cleanup(ctx, o.vms)
+	case opAdopt, opReject:
+		return e.d.callSource(ctx, o)
 	}
 	return fmt.Errorf("unknown operation %q", o.kind)
 }

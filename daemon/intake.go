@@ -28,22 +28,23 @@ type vmIDer interface {
 	VMIDs(lease uint64) []int
 }
 
-// intake polls a lease source every interval and submits what it finds.
+// intake polls the lease source every interval and submits what it
+// finds.
 func (d *Daemon) intake(ctx context.Context, every time.Duration) {
-	src, ok := d.drv.(leaseSource)
-	if !ok || every <= 0 {
+	if d.src == nil || every <= 0 {
 		return
 	}
 	log := d.log.WithField("component", "intake")
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		pending, err := src.Pending(ctx)
+		poll := d.calls.polls.Add(1) // sourcecalls.go: before the listing
+		pending, err := d.src.Pending(ctx)
 		if err != nil {
 			log.WithError(err).Warn("polling for new leases")
 		}
 		for _, p := range pending {
-			d.take(ctx, src, p)
+			d.take(ctx, p, poll)
 		}
 		d.refreshHosts(ctx)
 		select {
@@ -60,41 +61,49 @@ func leaseRequest(r opennebula.Request) api.LeaseRequest {
 		Duration: r.Duration, Deadline: r.Deadline, Class: r.Class, Origin: r.Origin}
 }
 
-// take submits one pending lease. The VMs are adopted (or rejected) in
-// the loop, before the pass that submitted them enacts anything.
-func (d *Daemon) take(ctx context.Context, src leaseSource, p opennebula.PendingLease) {
+// take submits one pending lease, found by intake poll number poll,
+// through the submission path (submit.go). The pass records what to tell
+// the source, adopt the VMs into the lease or mark them with the reason
+// it was rejected; the call is made after the commit (sourcecalls.go).
+// VMs the loop finds taken already (their call pending, or made since the
+// poll began) are left alone. A request that does not validate makes no
+// lease: its VMs are marked here, by the intake, outside the loop.
+func (d *Daemon) take(ctx context.Context, p opennebula.PendingLease, poll int64) {
 	log := d.log.WithField("component", "intake").WithField("key", p.Key)
-	if p.Err != nil {
-		log.WithError(p.Err).Warn("VMs not taken")
-		if err := src.Reject(ctx, p.VMIDs, p.Err.Error()); err != nil {
+	reject := func(reason string) {
+		if err := d.src.Reject(ctx, p.VMIDs, reason); err != nil {
 			log.WithError(err).Warn("marking rejected VMs")
 		}
+	}
+	if p.Err != nil {
+		log.WithError(p.Err).Warn("VMs not taken")
+		reject(p.Err.Error())
 		return
 	}
 	caller := api.Caller{User: p.User, UID: -1, External: p.Request.Origin == "external"}
-	_, err := d.call(ctx, func(t *tx) (any, error) {
-		req, err := toRequest(leaseRequest(p.Request), t.now, caller)
+	form := leaseRequest(p.Request)
+	v, err := d.call(ctx, func(t *tx) (any, error) {
+		if d.claimed(p.VMIDs, poll) {
+			return nil, nil
+		}
+		l, err := d.submit(t, submission{form: &form, caller: caller, via: "intake"})
 		if err != nil {
-			return nil, src.Reject(ctx, p.VMIDs, err.Error())
+			return err, nil // no lease: the intake marks the VMs
 		}
-		l, acts := d.sched.Submit(t.now, req)
-		t.touched = append(t.touched, l.ID)
-		t.mutated = true
+		c := sourceCall{Lease: l.ID, VMs: p.VMIDs}
 		if l.State == scheduler.Rejected {
-			return nil, src.Reject(ctx, p.VMIDs, fmt.Sprintf("%s: %s", l.Reason, l.Detail))
+			c.Reject = fmt.Sprintf("%s: %s", l.Reason, l.Detail)
 		}
-		if err := src.Adopt(ctx, l.ID, p.VMIDs); err != nil {
-			if _, cerr := d.sched.Cancel(t.now, l.ID); cerr != nil {
-				log.WithError(cerr).Error("cancelling a lease whose VMs could not be adopted")
-			}
-			return nil, fmt.Errorf("adopting VMs %v: %w", p.VMIDs, err)
-		}
-		t.acts = append(t.acts, acts...)
-		log.WithField("lease_id", l.ID).WithField("vms", p.VMIDs).Info("lease taken from the driver")
+		d.tell(t, c)
 		return nil, nil
 	})
 	if err != nil {
 		log.WithError(err).Warn("lease not taken")
+		return
+	}
+	if invalid, ok := v.(error); ok {
+		log.WithError(invalid).Warn("request refused")
+		reject(invalid.Error())
 	}
 }
 

@@ -18,6 +18,7 @@ type tx struct {
 	acts    []scheduler.Action
 	touched []scheduler.LeaseID // leases created in this pass
 	mutated bool                // something must be committed before replying
+	calls   []sourceCall        // calls to the lease source to make once committed (sourcecalls.go)
 }
 
 // event is something for the loop to do: fn runs in the loop; its result
@@ -212,7 +213,7 @@ func (d *Daemon) pass(evs []event) error {
 	if t.mutated || len(t.acts) > 0 {
 		d.lastChange = time.Now()
 	}
-	d.exec.enact(t.acts)
+	d.exec.enact(t.acts, callOps(t.calls)...) // sourcecalls.go: each first in its lease's queue
 	d.release()
 	d.maybeCompact(false) // finished.go
 	d.m.decision.Observe(time.Since(began).Seconds())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/drivers/opennebula/oca"
 	"github.com/bora-sched/bora/drivers/opennebula/onetest"
 )
@@ -16,6 +17,12 @@ import (
 // startOpenNebula starts borad with the OpenNebula driver on the oned
 // stand-in at url, on the real clock, polling every 20 ms.
 func startOpenNebula(t *testing.T, url string) *running {
+	t.Helper()
+	return start(t, oneConfig(t, url))
+}
+
+// oneConfig is the configuration startOpenNebula starts borad with.
+func oneConfig(t *testing.T, url string) config.Config {
 	t.Helper()
 	c := testConfig(t.TempDir(), 0)
 	c.Hosts = nil
@@ -27,8 +34,7 @@ func startOpenNebula(t *testing.T, url string) *running {
 	if err := c.ValidateDaemon(); err != nil {
 		t.Fatal(err)
 	}
-	d := start(t, c)
-	return d
+	return c
 }
 
 // TestOpenNebulaIntake runs borad as OpenNebula's scheduler against the

@@ -18,6 +18,7 @@ const (
 	metaScheduler = "scheduler" // scheduler.SavedState
 	metaClock     = "clock"     // clockMeta
 	metaEmulation = "emulation" // emulationMeta
+	metaIntake    = "intake"    // intakeMeta: the calls to the lease source not made yet (sourcecalls.go)
 )
 
 // storedHost is a host record: its slot-table ID keeps reservations on
@@ -52,6 +53,9 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 	}
 	var st scheduler.SavedState
 	if err := getMeta(saved, metaScheduler, &st); err != nil {
+		return err
+	}
+	if err := d.calls.load(saved); err != nil { // sourcecalls.go
 		return err
 	}
 	leases, err := d.splitLeases(saved)
@@ -274,6 +278,7 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 	if d.emu != nil {
 		b.Meta[metaEmulation], _ = json.Marshal(d.emu.meta())
 	}
+	b.Meta[metaIntake], _ = json.Marshal(d.calls.meta())
 	for id, data := range d.rewrite {
 		if _, ok := b.Leases[id]; !ok {
 			b.Leases[id] = data

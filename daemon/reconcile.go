@@ -45,7 +45,7 @@ func (d *Daemon) startup(ctx context.Context) error {
 		}
 		acts = append(acts, d.reenact(l, byLease[l.ID])...)
 	}
-	d.exec.enact(acts)
+	d.exec.enact(acts, callOps(d.pendingCalls())...) // sourcecalls.go: calls a stop cut short, first
 	return d.commitNow()
 }
 

@@ -34,7 +34,7 @@ func checkRecords(st *store.State) error {
 		}
 		hosts = append(hosts, h)
 	}
-	for key, v := range map[string]any{metaScheduler: &scheduler.SavedState{}, metaClock: &clockMeta{}, metaEmulation: &emulationMeta{}} {
+	for key, v := range map[string]any{metaScheduler: &scheduler.SavedState{}, metaClock: &clockMeta{}, metaEmulation: &emulationMeta{}, metaIntake: &intakeMeta{}} {
 		if err := getMeta(st, key, v); err != nil {
 			problems = append(problems, fmt.Errorf("meta %q: does not decode: %w", key, errors.Unwrap(err)))
 		}

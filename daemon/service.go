@@ -19,19 +19,10 @@ var _ api.Service = (*Daemon)(nil)
 // CreateLease submits a lease; the answer comes once it is committed.
 func (d *Daemon) CreateLease(ctx context.Context, c api.Caller, r api.LeaseRequest) (api.Lease, error) {
 	v, err := d.call(ctx, func(t *tx) (any, error) {
-		req, err := toRequest(r, t.now, c)
+		l, err := d.submit(t, submission{form: &r, caller: c, via: "api"}) // submit.go
 		if err != nil {
 			return nil, err
 		}
-		if err := d.checkImage(req.Image); err != nil {
-			return nil, err
-		}
-		t.acts = append(t.acts, d.power.beforeSubmit(t.now, req)...) // energy.go: hosts for a local lease
-		l, acts := d.sched.Submit(t.now, req)
-		t.acts = append(t.acts, acts...)
-		t.touched = append(t.touched, l.ID)
-		t.mutated = true
-		d.log.WithField("lease_id", l.ID).WithField("user", c.User).WithField("state", string(l.State)).Info("lease submitted")
 		return d.view(l, true), nil
 	})
 	return asLease(v, err)

@@ -46,7 +46,9 @@
 // template in OpenNebula's syntax, BORA_LEASE included), change the
 // delays, fail the next operation of a VM (FailNext: the VM ends in the
 // …_FAILURE state or back where it was, with USER_TEMPLATE/ERROR set, as
-// oned does) or the next call of a method (RejectNext), act behind the
+// oned does) or the next call of a method (RejectNext), slow every call
+// of a method down (SetCallDelay: a distant or busy oned; Delayed counts
+// the calls waiting), act behind the
 // driver's back (GuestPoweroff, Terminate, FailHost), and inspect what
 // happened: every call received (Calls, CallStrings) and every state a
 // VM went through (Trail).

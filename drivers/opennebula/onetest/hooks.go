@@ -94,6 +94,23 @@ func (s *Server) SetDelays(d Delays) {
 	s.delays = d
 }
 
+// SetCallDelay makes every call of method wait d before it is served, as
+// a slow or distant oned answers (0: no wait). Other calls are served
+// meanwhile; a call whose client gives up during the wait is never
+// served (nor recorded).
+func (s *Server) SetCallDelay(method string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.callDelay[method] = d
+}
+
+// Delayed is how many calls of method are waiting out their delay now.
+func (s *Server) Delayed(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.delayed[method]
+}
+
 // FailNext makes the next op on vmID fail with msg: the VM goes where
 // oned leaves it on such a failure and USER_TEMPLATE/ERROR holds msg.
 func (s *Server) FailNext(vmID int, op Op, msg string) {

@@ -97,8 +97,12 @@ type Server struct {
 	fails   map[failKey][]string
 	rejects map[string][]reject
 	timers  map[*time.Timer]bool
-	closed  bool
-	now     func() time.Time
+	// callDelay is how long calls of a method wait before they are
+	// served (SetCallDelay); delayed counts those waiting, by method.
+	callDelay map[string]time.Duration
+	delayed   map[string]int
+	closed    bool
+	now       func() time.Time
 }
 
 type reject struct {
@@ -132,6 +136,9 @@ func New(o Options) *Server {
 		rejects: map[string][]reject{},
 		timers:  map[*time.Timer]bool{},
 		now:     time.Now,
+
+		callDelay: map[string]time.Duration{},
+		delayed:   map[string]int{},
 	}
 }
 
@@ -238,12 +245,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = encodeFault(w, &fault{faultParse, "XML-RPC request does not parse: " + err.Error()})
 		return
 	}
+	if !s.delay(r, method) {
+		return // the client gave up during the delay: never served
+	}
 	values, f := s.serve(method, args)
 	if f != nil {
 		_ = encodeFault(w, f)
 		return
 	}
 	_ = encodeResponse(w, values...)
+}
+
+// delay holds a call of method for its delay (SetCallDelay), outside the
+// lock: other calls are served meanwhile. It reports false when the
+// client gave up first.
+func (s *Server) delay(r *http.Request, method string) bool {
+	s.mu.Lock()
+	d := s.callDelay[method]
+	if d > 0 {
+		s.delayed[method]++
+	}
+	s.mu.Unlock()
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+	s.mu.Lock()
+	s.delayed[method]--
+	s.mu.Unlock()
+	return r.Context().Err() == nil
 }
 
 // serve runs one call under the lock and records it.

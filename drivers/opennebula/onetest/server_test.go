@@ -209,3 +209,50 @@ func TestColdMigrationOfARunningVM(t *testing.T) {
 		t.Errorf("history %+v", vm.HistoryRecords)
 	}
 }
+
+// TestCallDelay: with one.vm.update delayed by an hour, an update waits
+// (Delayed counts it) while other calls are answered; the update whose
+// client gives up is never served: the VM's template is unchanged and
+// the call is not recorded. Without a delay the update is served.
+func TestCallDelay(t *testing.T) {
+	s, ctl, _ := start(t)
+	s.AddUser("carol", "pw")
+	id, err := s.AddVM("carol", "CPU=1\nMEMORY=512", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetCallDelay("one.vm.update", time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ctl.VM(id).UpdateContext(ctx, `NOTE="slow"`, oca.Merge) }()
+	for deadline := time.Now().Add(10 * time.Second); s.Delayed("one.vm.update") != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the update never waited")
+		}
+	}
+	if _, err := ctl.VM(id).InfoContext(context.Background(), false); err != nil {
+		t.Fatalf("one.vm.info while the update waits: %v", err)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the update given up on succeeded")
+	}
+	for deadline := time.Now().Add(10 * time.Second); s.Delayed("one.vm.update") != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the update given up on still waits")
+		}
+	}
+	if v, ok := s.UserTemplate(id).Get("NOTE"); ok {
+		t.Errorf("NOTE = %q: the update given up on was served", v)
+	}
+	if calls := strings.Join(s.CallStrings("one.vm.info"), "\n"); strings.Contains(calls, "one.vm.update") {
+		t.Errorf("calls recorded:\n%s", calls)
+	}
+	s.SetCallDelay("one.vm.update", 0)
+	if err := ctl.VM(id).UpdateContext(context.Background(), `NOTE="fast"`, oca.Merge); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.UserTemplate(id).Get("NOTE"); v != "fast" {
+		t.Errorf("NOTE = %q, want fast", v)
+	}
+}
