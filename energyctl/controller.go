@@ -69,6 +69,10 @@ type Stats struct {
 	SwitchedOff  int // hosts switched off
 	OffAhead     int // of which with a reservation ahead, a boot planned for it
 	Consolidated int // hosts emptied (consolidation)
+	// ForRestart counts the hosts the scheduler switched on itself for a
+	// preempted deadline lease to restart by its deadline
+	// (Scheduler.TakeBoots); they are not in SwitchedOn.
+	ForRestart int
 }
 
 // Controller runs an energy policy over a scheduler (doc.go).
@@ -173,6 +177,7 @@ func (c *Controller) BeforeSubmit(now time.Time, req scheduler.Request) []schedu
 	if !c.managed || req.Validate() != nil {
 		return nil
 	}
+	c.noteBoots()
 	if req.Origin != scheduler.Local {
 		if !c.cfg.ExternalArrivals {
 			return nil
@@ -211,6 +216,7 @@ func (c *Controller) Step(now time.Time, quiet func() bool) []scheduler.Action {
 	if !c.managed {
 		return nil
 	}
+	c.noteBoots()
 	c.finishEvacuations(now)
 	if now.Before(c.next) {
 		return nil
@@ -310,10 +316,25 @@ func (c *Controller) switchOn(now time.Time, k int, at time.Time, fit func(slott
 	return done
 }
 
+// noteBoots tells the hooks of the boots the scheduler planned by itself
+// since the last call (Scheduler.TakeBoots: a preempted deadline lease
+// restarting by its deadline on a host that was off), before anything
+// else changes those hosts.
+func (c *Controller) noteBoots() {
+	for _, b := range c.s.TakeBoots() {
+		c.stats.ForRestart++
+		c.onSince[b.Host] = b.On
+		if c.cfg.Hooks.SwitchedOn != nil {
+			c.cfg.Hooks.SwitchedOn(b.Host, b.Boot, b.On, time.Time{}, time.Time{})
+		}
+	}
+}
+
 // PowerOn switches host h on to be on at at (through the scheduler) and
 // tells the hooks; it reports whether it did anything. The daemon calls
 // it for `bora host on`.
 func (c *Controller) PowerOn(now time.Time, h slottable.HostID, at time.Time) bool {
+	c.noteBoots()
 	s := c.s
 	prevBoot, prevReady, planned := s.BootPlanned(h)
 	if !c.cfg.Instant.IsZero() && now.Equal(c.cfg.Instant) {

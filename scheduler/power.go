@@ -61,6 +61,7 @@ type powerStates struct {
 	hosts          map[slottable.HostID]*hostPower
 	pending        []slottable.HostID        // hosts with a boot planned, to forget once on
 	evac           map[slottable.HostID]bool // closed by Evacuate: value is whether it was closed before
+	planned        []Boot                    // boots planned by the scheduler itself, for TakeBoots (bootrestart.go)
 }
 
 func (p *powerStates) init() {
