@@ -174,10 +174,10 @@ func (c *Controller) NextAt(busy bool) (time.Time, bool) {
 // returns what the scheduler asked for meanwhile (a consolidation's
 // preemptions).
 func (c *Controller) BeforeSubmit(now time.Time, req scheduler.Request) []scheduler.Action {
+	c.noteBoots() // even unmanaged: hosts may be off by hand (PowerOff)
 	if !c.managed || req.Validate() != nil {
 		return nil
 	}
-	c.noteBoots()
 	if req.Origin != scheduler.Local {
 		if !c.cfg.ExternalArrivals {
 			return nil
@@ -213,10 +213,10 @@ func (c *Controller) BeforeSubmit(now time.Time, req scheduler.Request) []schedu
 // else will ever happen by itself. It returns what the scheduler asked
 // for, having advanced it to now.
 func (c *Controller) Step(now time.Time, quiet func() bool) []scheduler.Action {
+	c.noteBoots() // even unmanaged: hosts may be off by hand (PowerOff)
 	if !c.managed {
 		return nil
 	}
-	c.noteBoots()
 	c.finishEvacuations(now)
 	if now.Before(c.next) {
 		return nil
