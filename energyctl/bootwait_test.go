@@ -2,6 +2,7 @@ package energyctl
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -140,6 +141,66 @@ func TestImmediateGuardBootsForAStart(t *testing.T) {
 	l, _ := s.Submit(now, req)
 	if l.State != scheduler.Scheduled || !l.PlannedStart().Equal(t0.Add(720*time.Second)) {
 		t.Fatalf("immediate lease: %s (%s: %s) from %v; want scheduled from 12m0s", l.State, l.Reason, l.Detail, l.PlannedStart().Sub(t0))
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRestartBootReachesHooks: h0 holds a local lease for 10 h, h1 runs
+// migratable deadline lease D from 0 (3600 s, deadline 4500 s), h2 and
+// h3 are off (gespOver). At 600 s a local advance reservation of one VM
+// for 1 h from 1800 s arrives. GESP switches nothing on (local need 1 +
+// 1 - on 2 = 0) and neither does the guard (at 1800 s D can be suspended
+// in time). It fits only by preempting D, suspended over [1636.689,
+// 1800) (163.311 s); D, with 1963.311 s left, can end by its deadline
+// only on a host switched on for it: h2, booting over [1680, 1800), where
+// it restarts at 1800 s (before: the reservation was rejected). The
+// scheduler planned that boot itself; the controller tells its hooks at
+// its next step, once, and counts it in ForRestart, not in SwitchedOn.
+func TestRestartBootReachesHooks(t *testing.T) {
+	s, c, got := gespOver(t, 4, 0)
+	hold := immediateLocal(1)
+	hold.Duration = 10 * time.Hour
+	h, _ := s.Submit(t0, hold)
+	d, _ := s.Submit(t0, scheduler.Request{Name: "D", Kind: scheduler.Deadline, VMs: 1, CPU: 100, Memory: 1024,
+		Duration: time.Hour, Deadline: 4500 * time.Second, Class: scheduler.Migratable, Origin: scheduler.External})
+	s.Advance(t0.Add(time.Second))
+	if h.State != scheduler.Running || d.State != scheduler.Running {
+		t.Fatalf("hold %s, D %s; want both running", h.State, d.State)
+	}
+	*got = nil
+	now := t0.Add(600 * time.Second)
+	s.Advance(now)
+	ar := immediateLocal(1)
+	ar.Kind, ar.Start = scheduler.AdvanceReservation, 1800*time.Second
+	c.BeforeSubmit(now, ar)
+	if len(*got) != 0 {
+		t.Fatalf("the controller switched on %v, want nothing", *got)
+	}
+	l, _ := s.Submit(now, ar)
+	if l.State != scheduler.Scheduled || !l.PlannedStart().Equal(t0.Add(1800*time.Second)) {
+		t.Fatalf("reservation: %s (%s: %s) from %v; want scheduled from 30m0s", l.State, l.Reason, l.Detail, l.PlannedStart().Sub(t0))
+	}
+	c.Step(now, nil)
+	c.Step(now.Add(time.Second), nil)
+	if want := "[h2 28m0s-30m0s]"; fmt.Sprint(*got) != want {
+		t.Errorf("hooks told of %v, want %s", *got, want)
+	}
+	if st := c.Stats(); st.ForRestart != 1 || st.SwitchedOn != 0 {
+		t.Errorf("stats %+v, want ForRestart 1, SwitchedOn 0", st)
+	}
+	for {
+		next, ok := s.NextEvent()
+		if !ok || next.After(t0.Add(10000*time.Second)) {
+			break
+		}
+		s.Advance(next)
+	}
+	// Restarted at 1800 s: copy 160.2 s, resume 126.113 s, 1963.311 s left.
+	end := d.History[len(d.History)-1].At.Sub(t0).Seconds()
+	if d.State != scheduler.Done || d.DeadlineMissed || math.Abs(end-4049.625) > 0.001 {
+		t.Errorf("D: %s at %.3f s (missed %v), want done at 4049.625 s, by its deadline", d.State, end, d.DeadlineMissed)
 	}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)

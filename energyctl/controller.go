@@ -69,6 +69,10 @@ type Stats struct {
 	SwitchedOff  int // hosts switched off
 	OffAhead     int // of which with a reservation ahead, a boot planned for it
 	Consolidated int // hosts emptied (consolidation)
+	// ForRestart counts the hosts the scheduler switched on itself for a
+	// preempted deadline lease to restart by its deadline
+	// (Scheduler.TakeBoots); they are not in SwitchedOn.
+	ForRestart int
 }
 
 // Controller runs an energy policy over a scheduler (doc.go).
@@ -170,6 +174,7 @@ func (c *Controller) NextAt(busy bool) (time.Time, bool) {
 // returns what the scheduler asked for meanwhile (a consolidation's
 // preemptions).
 func (c *Controller) BeforeSubmit(now time.Time, req scheduler.Request) []scheduler.Action {
+	c.noteBoots() // even unmanaged: hosts may be off by hand (PowerOff)
 	if !c.managed || req.Validate() != nil {
 		return nil
 	}
@@ -208,6 +213,7 @@ func (c *Controller) BeforeSubmit(now time.Time, req scheduler.Request) []schedu
 // else will ever happen by itself. It returns what the scheduler asked
 // for, having advanced it to now.
 func (c *Controller) Step(now time.Time, quiet func() bool) []scheduler.Action {
+	c.noteBoots() // even unmanaged: hosts may be off by hand (PowerOff)
 	if !c.managed {
 		return nil
 	}
@@ -310,10 +316,25 @@ func (c *Controller) switchOn(now time.Time, k int, at time.Time, fit func(slott
 	return done
 }
 
+// noteBoots tells the hooks of the boots the scheduler planned by itself
+// since the last call (Scheduler.TakeBoots: a preempted deadline lease
+// restarting by its deadline on a host that was off), before anything
+// else changes those hosts.
+func (c *Controller) noteBoots() {
+	for _, b := range c.s.TakeBoots() {
+		c.stats.ForRestart++
+		c.onSince[b.Host] = b.On
+		if c.cfg.Hooks.SwitchedOn != nil {
+			c.cfg.Hooks.SwitchedOn(b.Host, b.Boot, b.On, time.Time{}, time.Time{})
+		}
+	}
+}
+
 // PowerOn switches host h on to be on at at (through the scheduler) and
 // tells the hooks; it reports whether it did anything. The daemon calls
 // it for `bora host on`.
 func (c *Controller) PowerOn(now time.Time, h slottable.HostID, at time.Time) bool {
+	c.noteBoots()
 	s := c.s
 	prevBoot, prevReady, planned := s.BootPlanned(h)
 	if !c.cfg.Instant.IsZero() && now.Equal(c.cfg.Instant) {

@@ -27,6 +27,12 @@
 //     (scheduler.immediate_boot_wait), is counted now and at the end of
 //     each boot planned within that wait; when none has the room, at
 //     least one host is switched on, so that it has a boot to wait for.
+//   - The scheduler switches hosts on by itself in one case: a preempted
+//     migratable deadline lease that can end by its deadline only on a
+//     host that is off (docs/models.md §5). It reports those boots
+//     (Scheduler.TakeBoots); the controller passes them to its hooks
+//     before anything else it does (on a local arrival, a step, a
+//     PowerOn), as its own switch-ons, counted in Stats.ForRestart.
 //   - A tick does not switch hosts on again for a request it switched
 //     hosts on for while they boot.
 //   - On a tick the policy is told how much of the head of the external

@@ -55,7 +55,11 @@ type EnergyStats struct {
 	Consolidated int    `json:"consolidated"` // hosts emptied to be switched off
 	// OffAhead is of SwitchedOff: hosts switched off with a reservation
 	// ahead, their boot planned for it (energy.switch_off_ahead).
-	OffAhead    int        `json:"switched_off_ahead,omitempty"`
+	OffAhead int `json:"switched_off_ahead,omitempty"`
+	// ForRestart is not in SwitchedOn: hosts the scheduler switched on
+	// itself so that a preempted deadline lease restarts by its deadline
+	// (docs/models.md §5).
+	ForRestart  int        `json:"switched_on_for_restart,omitempty"`
 	MeanHostsOn float64    `json:"mean_hosts_on"`             // time-weighted, over the makespan
 	ThresholdS  float64    `json:"wait_threshold_s"`          // alpha * mean external duration
 	Idle        *IdleHours `json:"idle_host_hours,omitempty"` // time hosts were on running nothing

@@ -75,6 +75,14 @@ func (s *Scheduler) lateVictims(pre *Lease, p placement, total time.Duration, vi
 		}
 		q, ok := s.findExclusive(c, from, until, d, sp)
 		if !ok {
+			var boots []slottable.HostID
+			if q, boots, ok = s.findWithBoots(c, from, until, d, sp, now); ok {
+				for _, h := range boots {
+					s.openHost(h, q.start) // switched on for it (bootrestart.go)
+				}
+			}
+		}
+		if !ok {
 			late = append(late, v)
 		} else if _, ok := s.reserveSteps(c, q, sp); !ok {
 			late = append(late, v)
@@ -188,8 +196,12 @@ func (s *Scheduler) promise(v *victim, pre *Lease, now time.Time) {
 	}
 	c, from := s.restarted(v, now)
 	sp, d := s.steps(c)
-	p, taken, ok := s.findByDeadline(c, from, sp, d, pre)
+	p, taken, boots, ok := s.findByDeadline(c, from, sp, d, pre, now)
 	if !ok {
+		return
+	}
+	if !s.bootFor(boots, p.start, now) {
+		s.giveBack(taken, time.Time{}, time.Time{}, v.l, now)
 		return
 	}
 	ids, ok := s.reserveSteps(c, p, sp)
@@ -212,26 +224,31 @@ func (s *Scheduler) releasePromise(l *Lease) {
 // findByDeadline is the earliest placement of l from from on that ends by
 // its deadline (steps sp lasting total): among the reservations as they
 // are, or else with the queued leases that may give way (mayGiveWay), other
-// than keep, out of the way. Their plans are then taken, and
+// than keep, out of the way, or else with those out of the way and the
+// hosts off that can be switched on in time counted too (findWithBoots:
+// the hosts of the placement to switch on are returned; nothing is
+// switched on yet). The plans of the queued leases are then taken, and
 // returned for giveBack; when nothing ends in time they are already back.
-func (s *Scheduler) findByDeadline(l *Lease, from time.Time, sp []stepSpec, total time.Duration, keep *Lease) (placement, map[*Lease][]phase, bool) {
+func (s *Scheduler) findByDeadline(l *Lease, from time.Time, sp []stepSpec, total time.Duration, keep *Lease, now time.Time) (placement, map[*Lease][]phase, []slottable.HostID, bool) {
 	until := l.Deadline.Add(-total)
 	if until.Before(from) {
-		return placement{}, nil, false
+		return placement{}, nil, nil, false
 	}
 	if p, ok := s.findExclusive(l, from, until, total, sp); ok {
-		return p, nil, true
+		return p, nil, nil, true
 	}
 	taken := s.takeQueued(l, keep)
-	if len(taken) == 0 {
-		return placement{}, nil, false
+	if len(taken) > 0 {
+		if p, ok := s.findExclusive(l, from, until, total, sp); ok {
+			return p, taken, nil, true
+		}
 	}
-	p, ok := s.findExclusive(l, from, until, total, sp)
+	p, boots, ok := s.findWithBoots(l, from, until, total, sp, now)
 	if !ok {
 		s.giveBack(taken, time.Time{}, time.Time{}, l, s.now)
-		return placement{}, nil, false
+		return placement{}, nil, nil, false
 	}
-	return p, taken, true
+	return p, taken, boots, true
 }
 
 // planByDeadline plans deadline-bound queued lease l (steps sp lasting
@@ -243,11 +260,11 @@ func (s *Scheduler) findByDeadline(l *Lease, from time.Time, sp []stepSpec, tota
 // plan that starts no earlier than was (if not zero) is not taken: l had
 // one there (the caller gives it back).
 func (s *Scheduler) planByDeadline(l *Lease, from time.Time, sp []stepSpec, total time.Duration, was, now time.Time) bool {
-	p, taken, ok := s.findByDeadline(l, from, sp, total, nil)
+	p, taken, boots, ok := s.findByDeadline(l, from, sp, total, nil, now)
 	if !ok {
 		return false
 	}
-	if !was.IsZero() && !p.start.Before(was) {
+	if (!was.IsZero() && !p.start.Before(was)) || !s.bootFor(boots, p.start, now) {
 		s.giveBack(taken, time.Time{}, time.Time{}, l, now)
 		return false
 	}

@@ -61,6 +61,7 @@ type powerStates struct {
 	hosts          map[slottable.HostID]*hostPower
 	pending        []slottable.HostID        // hosts with a boot planned, to forget once on
 	evac           map[slottable.HostID]bool // closed by Evacuate: value is whether it was closed before
+	planned        []Boot                    // boots planned by the scheduler itself, for TakeBoots (bootrestart.go)
 }
 
 func (p *powerStates) init() {
@@ -235,7 +236,7 @@ func (s *Scheduler) expirePower(now time.Time) {
 	if len(s.power.pending) == 0 {
 		return
 	}
-	keep := s.power.pending[:0]
+	var keep, done []slottable.HostID
 	for _, h := range s.power.pending {
 		p := s.power.hosts[h]
 		switch {
@@ -243,10 +244,14 @@ func (s *Scheduler) expirePower(now time.Time) {
 		case p.on.After(now):
 			keep = append(keep, h)
 		default:
-			s.forgetPower(h)
+			done = append(done, h)
 		}
 	}
+	// forgetPower deletes from s.power.pending: not while walking it.
 	s.power.pending = keep
+	for _, h := range done {
+		s.forgetPower(h)
+	}
 }
 
 // forgetPower drops host h's power cycle and reservation (it is on).

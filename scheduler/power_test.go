@@ -277,3 +277,26 @@ func TestPowerRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBootsForgottenOnceOn: h2 and h3 (bootCluster: off from 0) are
+// switched on at 600 s, on at 720 s. Once the scheduler has advanced past
+// 720 s neither has a boot planned any more, nor a power cycle to save
+// (before: forgetting h2 while walking the list of pending boots shifted
+// h3 out of it, and h3 kept its finished boot for ever).
+func TestBootsForgottenOnceOn(t *testing.T) {
+	s := bootCluster(t, 0)
+	for _, h := range []slottable.HostID{2, 3} {
+		if on, err := s.PowerOn(at(600), h, at(600)); err != nil || !on.Equal(at(720)) {
+			t.Fatalf("PowerOn(h%d) = %v, %v; want on at 720 s", h, on.Sub(t0), err)
+		}
+	}
+	s.Advance(at(721))
+	for _, h := range []slottable.HostID{2, 3} {
+		if _, _, ok := s.BootPlanned(h); ok {
+			t.Errorf("h%d still has a boot planned at 721 s", h)
+		}
+	}
+	if st, _ := saveAll(s); len(st.Power) != 0 {
+		t.Errorf("saved power cycles %+v, want none", st.Power)
+	}
+}

@@ -86,7 +86,7 @@ func (p *powerCtl) report(r *report.Report) error {
 	st := p.ctl.Stats()
 	r.Energy = &report.EnergyStats{Policy: p.cfg.Policy, Decisions: st.Decisions, SwitchedOn: st.SwitchedOn,
 		Guarded: st.Guarded, Drained: st.Drained, SwitchedOff: st.SwitchedOff,
-		Consolidated: st.Consolidated, OffAhead: st.OffAhead, MeanHostsOn: meanHostsOn(samples), ThresholdS: threshold.Seconds()}
+		Consolidated: st.Consolidated, OffAhead: st.OffAhead, ForRestart: st.ForRestart, MeanHostsOn: meanHostsOn(samples), ThresholdS: threshold.Seconds()}
 	if p.managed {
 		idle := p.idleTime(end)
 		r.Energy.Idle = &idle
