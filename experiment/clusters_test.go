@@ -204,6 +204,13 @@ func TestMultiClusterDeterministic(t *testing.T) {
 	if !bytes.Contains(outs[0].Bytes(), []byte(`"C128": [`)) {
 		t.Error("no per-cluster samples in the JSON")
 	}
+	var text bytes.Buffer
+	if err := WriteText(&text, runMulti(t, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(text.String(), "\n"); first != "experiment multi: model gwa-bot, 2 seeds (from 1), 8 runs of 3 clusters (C64, C128, C256) each, aggregated" {
+		t.Errorf("first line %q", first)
+	}
 }
 
 // TestMultiClusterRefusals: what a multi-cluster file cannot ask is

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/bora-sched/bora/report"
@@ -103,7 +104,12 @@ func (r *Result) plot(m int) report.SweepPlot {
 // paired comparison, with * where the interval excludes zero.
 func WriteText(w io.Writer, r *Result) error {
 	s := r.Spec
-	fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d simulations\n", s.Name, s.Model, s.Seeds, s.FirstSeed, r.Runs)
+	if len(r.Clusters) == 0 {
+		fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d simulations\n", s.Name, s.Model, s.Seeds, s.FirstSeed, r.Runs)
+	} else {
+		fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d runs of %d clusters (%s) each, aggregated\n",
+			s.Name, s.Model, s.Seeds, s.FirstSeed, r.Runs, len(r.Clusters), strings.Join(r.Clusters, ", "))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for m, metric := range s.Metrics {
 		fmt.Fprintf(tw, "\n%s\t", metric)

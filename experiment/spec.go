@@ -205,6 +205,9 @@ func (s *Spec) check(file string) error {
 			return bad(fmt.Sprintf("metrics[%d]", i), "unknown metric %q (known: %s)", m, strings.Join(MetricNames(), ", "))
 		}
 	}
+	if i := firstDup(s.Metrics); i >= 0 {
+		return bad(fmt.Sprintf("metrics[%d]", i), "%q is listed twice", s.Metrics[i])
+	}
 	if err := s.checkClusters(bad); err != nil {
 		return err
 	}
