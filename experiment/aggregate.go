@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,10 +32,10 @@ var aggregation = map[string]aggRule{
 	"external_completed_percent":    weighted("external leases", count(isExternal)),
 	"migration_rate":                weighted("migratable leases", count(isMigratable)),
 	"art_s":                         weighted("completed best-effort leases", count(isDoneBestEffort)),
-	"awrt_s":                        weighted("VMs x run time of the completed best-effort leases", bestEffortWork),
+	"awrt_s":                        weighted("VMs × run time of the completed best-effort leases", bestEffortWork),
 	"violation_rate":                weighted("external leases that started", count(isStartedExternal)),
-	"utilisation":                   weighted("hosts x CPU x makespan", capacityTime),
-	"utilisation_overhead_adjusted": weighted("CPU-seconds of computation", computation),
+	"utilisation":                   weighted("CPU × makespan of each cluster", capacityTime),
+	"utilisation_overhead_adjusted": weighted("CPU-seconds each cluster computed", computation),
 	// Admission control's violation rate (a v + r)/(a + r) of docs/models.md
 	// §4 is taken over the external leases submitted, a + r.
 	"admission_violation_rate": weighted("external leases", count(isExternal)),
@@ -42,7 +43,7 @@ var aggregation = map[string]aggRule{
 
 // aggRule combines one metric over the clusters of a run.
 type aggRule struct {
-	how    string                       // for the docs and messages
+	how    string                       // "sum", "maximum" or "weighted by" what: as docs/experiments.md's table says
 	weight func(*report.Report) float64 // a weighted mean's weight; nil otherwise
 	max    bool                         // the largest value (else the sum, without weight)
 }
@@ -50,7 +51,7 @@ type aggRule struct {
 func sum() aggRule     { return aggRule{how: "sum"} }
 func longest() aggRule { return aggRule{how: "maximum", max: true} }
 func weighted(over string, w func(*report.Report) float64) aggRule {
-	return aggRule{how: "mean weighted by " + over, weight: w}
+	return aggRule{how: "weighted by the " + over, weight: w}
 }
 
 // clusterResult is one cluster's simulation in a multi-cluster run: its
@@ -98,9 +99,9 @@ func aggregate(name string, cs []clusterResult) (v float64, ok bool, err error) 
 }
 
 // errNoAggregation: a metric has no entry in aggregation.
-var errNoAggregation = fmt.Errorf("no rule to aggregate it over the clusters of a multi-cluster model")
+var errNoAggregation = errors.New("no rule to aggregate it over the clusters of a multi-cluster model")
 
-// aggregationRules lists the metrics with a rule, sorted, as name (how).
+// aggregationRules lists the metrics with a rule, sorted.
 func aggregationRules() string {
 	var out []string
 	for n := range aggregation {

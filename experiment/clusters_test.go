@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -296,5 +297,29 @@ func TestAggregate(t *testing.T) {
 	}
 	if _, _, err := aggregate("wall_s", cs); !errors.Is(err, errNoAggregation) {
 		t.Errorf("wall_s: %v, want errNoAggregation", err)
+	}
+}
+
+// TestAggregationDocumented: docs/experiments.md's table gives every
+// metric's rule as aggregation has it.
+func TestAggregationDocumented(t *testing.T) {
+	data, err := os.ReadFile("../docs/experiments.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{} // metric -> its row's rule
+	for _, line := range strings.Split(string(data), "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| `") || len(cells) != 2 {
+			continue
+		}
+		for _, m := range strings.Split(strings.TrimPrefix(cells[0], "| "), ", ") {
+			rows[strings.Trim(m, "`")] = cells[1]
+		}
+	}
+	for m, rule := range aggregation {
+		if row, ok := rows[m]; !ok || !strings.Contains(row, rule.how) {
+			t.Errorf("%s: docs say %q, the rule is %q", m, row, rule.how)
+		}
 	}
 }
