@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/bora-sched/bora/report"
@@ -103,7 +104,12 @@ func (r *Result) plot(m int) report.SweepPlot {
 // paired comparison, with * where the interval excludes zero.
 func WriteText(w io.Writer, r *Result) error {
 	s := r.Spec
-	fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d simulations\n", s.Name, s.Model, s.Seeds, s.FirstSeed, r.Runs)
+	if len(r.Clusters) == 0 {
+		fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d simulations\n", s.Name, s.Model, s.Seeds, s.FirstSeed, r.Runs)
+	} else {
+		fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d runs of %d clusters (%s) each, aggregated\n",
+			s.Name, s.Model, s.Seeds, s.FirstSeed, r.Runs, len(r.Clusters), strings.Join(r.Clusters, ", "))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for m, metric := range s.Metrics {
 		fmt.Fprintf(tw, "\n%s\t", metric)
@@ -180,7 +186,10 @@ type jsonResult struct {
 	Param   string            `json:"param"`
 	Seeds   []uint64          `json:"seeds"`
 	Compare []string          `json:"compare,omitempty"`
-	Points  []jsonPoint       `json:"points"`
+	// Clusters names a multi-cluster model's clusters, simulated one by
+	// one and aggregated into each sample.
+	Clusters []string    `json:"clusters,omitempty"`
+	Points   []jsonPoint `json:"points"`
 }
 
 type jsonPoint struct {
@@ -192,13 +201,16 @@ type jsonPoint struct {
 type jsonMetric struct {
 	Summary Summary `json:"summary"`
 	Samples []any   `json:"samples"` // seed by seed; null where undefined
+	// Clusters are a multi-cluster model's per-cluster values, seed by
+	// seed, that Samples aggregates.
+	Clusters map[string][]any `json:"clusters,omitempty"`
 }
 
 // WriteJSON writes the summaries with every sample, seed by seed.
 func WriteJSON(w io.Writer, r *Result) error {
 	s := r.Spec
 	out := jsonResult{Name: s.Name, Model: s.Model, Params: s.Params, Config: s.Config, Param: s.Vary.Param,
-		Seeds: r.Seeds, Compare: s.Compare}
+		Seeds: r.Seeds, Compare: s.Compare, Clusters: r.Clusters}
 	for p, v := range s.Vary.Values {
 		pt := jsonPoint{Value: v, Policies: map[string]map[string]jsonMetric{}}
 		for q, pol := range s.Policies {
@@ -207,6 +219,14 @@ func WriteJSON(w io.Writer, r *Result) error {
 				jm := jsonMetric{Summary: r.Summary[p][q][m]}
 				for _, x := range r.Samples[p][q][m] {
 					jm.Samples = append(jm.Samples, jsonNumber(x))
+				}
+				if r.ClusterSamples != nil {
+					jm.Clusters = map[string][]any{}
+					for c, name := range r.Clusters {
+						for _, x := range r.ClusterSamples[p][q][m][c] {
+							jm.Clusters[name] = append(jm.Clusters[name], jsonNumber(x))
+						}
+					}
 				}
 				ms[metric] = jm
 			}

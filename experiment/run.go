@@ -40,7 +40,13 @@ type Result struct {
 	// Paired is [point][metric]: the differences Compare[0] - Compare[1]
 	// seed by seed; nil without Compare.
 	Paired [][]Summary
-	Runs   int // simulations run
+	Runs   int // runs: (point, policy, seed) triples, one simulation per cluster each
+	// Clusters names the clusters of a multi-cluster model (nil
+	// otherwise), and ClusterSamples holds each cluster's own value of
+	// every sample, [point][policy][metric][cluster][seed]: Samples holds
+	// their aggregate (aggregation).
+	Clusters       []string
+	ClusterSamples [][][][][]float64
 }
 
 // Run runs every (point, seed) workload under every policy, in parallel,
@@ -68,6 +74,7 @@ func Run(ctx context.Context, s *Spec, o Options) (*Result, error) {
 			}
 		}
 	}
+	r.allocClusters()
 	type job struct{ p, k int }
 	jobs := make(chan job)
 	workers := o.Workers
@@ -142,14 +149,41 @@ func (s *Spec) CheckConfigs(base func() (config.Config, error)) error {
 	if base == nil {
 		base = defaultBase
 	}
+	shapes := []*shape{nil}
+	if len(s.clusters) > 0 {
+		shapes = shapes[:0]
+		for _, c := range s.clusters {
+			shapes = append(shapes, clusterShape(c))
+		}
+	}
 	for p := range s.Vary.Values {
 		for q := range s.Policies {
-			if _, err := s.runConfig(base, p, q, nil); err != nil {
-				return err
+			for _, sh := range shapes {
+				if _, err := s.runConfig(base, p, q, sh); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// shape is the simulated cluster a workload sets: hosts of CPU
+// (hundredths of a core) and memory (MB).
+type shape struct {
+	hosts       int
+	cpu, memory int64
+}
+
+func clusterShape(c workgen.Cluster) *shape { return &shape{c.Hosts, c.HostCPU, c.HostMemory} }
+
+// workloadShape is the cluster a single-cluster workload is set up for,
+// nil when it sets none.
+func workloadShape(w *workgen.Workload) *shape {
+	if w.Hosts == 0 {
+		return nil
+	}
+	return &shape{w.Hosts, w.HostCPU, w.HostMemory}
 }
 
 // runJob generates point p's workload for seed k and runs every policy
@@ -159,8 +193,11 @@ func (r *Result) runJob(ctx context.Context, s *Spec, base func() (config.Config
 	if err != nil {
 		return err
 	}
+	if len(w.Clusters) > 0 {
+		return r.runClusters(ctx, s, base, p, k, w)
+	}
 	for q := range s.Policies {
-		sc, err := s.runConfig(base, p, q, w)
+		sc, err := s.runConfig(base, p, q, workloadShape(w))
 		if err != nil {
 			return err
 		}
@@ -209,15 +246,15 @@ func (s *Spec) generate(p int, seed uint64) (*workgen.Workload, error) {
 func (s *Spec) isModelParam() bool { return s.kind == varyModel }
 
 // runConfig is the simulator's configuration for point p and policy q:
-// the base, the workload's cluster (w may be nil when only checking), the
+// the base, the workload's cluster (sh; nil: the base's), the
 // experiment's config keys, the swept value, the policy's keys.
-func (s *Spec) runConfig(base func() (config.Config, error), p, q int, w *workgen.Workload) (sim.Config, error) {
+func (s *Spec) runConfig(base func() (config.Config, error), p, q int, sh *shape) (sim.Config, error) {
 	cfg, err := base()
 	if err != nil {
 		return sim.Config{}, err
 	}
-	if w != nil && w.Hosts > 0 {
-		cfg.Cluster.Hosts, cfg.Cluster.CPU, cfg.Cluster.Memory = w.Hosts, w.HostCPU, w.HostMemory
+	if sh != nil {
+		cfg.Cluster.Hosts, cfg.Cluster.CPU, cfg.Cluster.Memory = sh.hosts, sh.cpu, sh.memory
 	}
 	set := func(path, key, value string) error {
 		if err := cfg.Set(config.FullKey(key), value); err != nil {

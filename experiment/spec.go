@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/workgen"
 	"github.com/bora-sched/bora/yamlstrict"
 )
@@ -42,9 +43,10 @@ type Spec struct {
 	// of every metric at every point, with its 95 % confidence interval.
 	Compare []string `yaml:"compare"`
 
-	file  string
-	lines map[string]int
-	kind  string // what Vary.Param is: varyModel, varyHosts or varyConfig (check sets it)
+	file     string
+	lines    map[string]int
+	kind     string            // what Vary.Param is: varyModel, varyHosts or varyConfig (check sets it)
+	clusters []workgen.Cluster // a multi-cluster model's clusters, without requests (check sets them)
 }
 
 // Vary is the swept parameter: a generator parameter (a name of the
@@ -203,6 +205,12 @@ func (s *Spec) check(file string) error {
 			return bad(fmt.Sprintf("metrics[%d]", i), "unknown metric %q (known: %s)", m, strings.Join(MetricNames(), ", "))
 		}
 	}
+	if i := firstDup(s.Metrics); i >= 0 {
+		return bad(fmt.Sprintf("metrics[%d]", i), "%q is listed twice", s.Metrics[i])
+	}
+	if err := s.checkClusters(bad); err != nil {
+		return err
+	}
 	if len(s.Compare) != 0 {
 		if len(s.Compare) != 2 || s.Compare[0] == s.Compare[1] {
 			return bad("compare", "want two different policy names [A, B]")
@@ -215,6 +223,52 @@ func (s *Spec) check(file string) error {
 	}
 	return nil
 }
+
+// checkClusters checks what a multi-cluster model (das2, gwa-bot) needs:
+// its clusters keep their own sizes, and every metric has a rule to
+// aggregate it over them (aggregation).
+func (s *Spec) checkClusters(bad func(path, format string, args ...any) error) error {
+	clusters, err := workgen.Clusters(s.Model)
+	if err != nil {
+		return bad("model", "%v", err)
+	}
+	if len(clusters) == 0 {
+		return nil
+	}
+	s.clusters = clusters
+	var sizes []string
+	for _, c := range clusters {
+		sizes = append(sizes, fmt.Sprintf("%s of %d hosts", c.Name, c.Hosts))
+	}
+	fixed := func(path string) error {
+		return bad(path, "model %s simulates its own clusters (%s): the cluster cannot be set", s.Model, strings.Join(sizes, ", "))
+	}
+	if s.kind == varyHosts || s.kind == varyConfig && isClusterKey(s.Vary.Param) {
+		return fixed("vary.param")
+	}
+	for _, k := range sortedKeys(s.Config) {
+		if isClusterKey(k) {
+			return fixed("config." + k)
+		}
+	}
+	for i, p := range s.Policies {
+		for _, k := range sortedKeys(p.Set) {
+			if isClusterKey(k) {
+				return fixed(fmt.Sprintf("policies[%d].set.%s", i, k))
+			}
+		}
+	}
+	for i, m := range s.Metrics {
+		if _, ok := aggregation[m]; !ok {
+			return bad(fmt.Sprintf("metrics[%d]", i), "metric %q has no rule to aggregate it over the clusters of model %s (rules for: %s)",
+				m, s.Model, aggregationRules())
+		}
+	}
+	return nil
+}
+
+// isClusterKey: a configuration key of the simulated cluster's shape.
+func isClusterKey(k string) bool { return strings.HasPrefix(config.FullKey(k), "cluster.") }
 
 // varyKind says what the swept parameter is, "" if nothing known.
 func (s *Spec) varyKind(modelParams map[string]bool) string {

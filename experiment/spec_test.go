@@ -47,6 +47,7 @@ func TestParseErrors(t *testing.T) {
 		{`values: ["0.2", "0.5"]`, `values: ["0.2", "0.2"]`, `x.yaml:6: vary.values[1]: "0.2" is listed twice`},
 		{"{name: MOV, set", "{name: NOP, set", `x.yaml:9: policies[1].name: "NOP" names two policies`},
 		{"preempted_leases]", "preempted]", `x.yaml:12: metrics[1]: unknown metric "preempted"`},
+		{"preempted_leases]", "local_rejection_rate]", `x.yaml:12: metrics[1]: "local_rejection_rate" is listed twice`},
 		{"compare: [MOV, NOP]", "compare: [MOV, MLIP]", `x.yaml:13: compare[1]: no policy is named "MLIP"`},
 		{"seeds: 2", "seeds: [2]", "x.yaml:10: seeds:"},
 		{"name: small", "name: small\nname: big", "x.yaml:2: name: key written twice (first at line 1)"},

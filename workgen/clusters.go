@@ -1,6 +1,7 @@
 package workgen
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -23,4 +24,23 @@ func newCluster(name string, hosts, mips int) Cluster {
 // round to the second without changing their variance.
 func millis(s float64) time.Duration {
 	return time.Duration(math.Round(s*1000)) * time.Millisecond
+}
+
+// Clusters returns the clusters of the named model without their
+// requests, in the order Generate lists them in Workload.Clusters, so a
+// caller can check its setup before generating anything; nil for a
+// single-cluster model. The error wraps ErrUnknownModel.
+func Clusters(name string) ([]Cluster, error) {
+	m, ok := models[name]
+	if !ok {
+		return nil, fmt.Errorf("%q (models: %v): %w", name, Models(), ErrUnknownModel)
+	}
+	if !m.multi {
+		return nil, nil
+	}
+	var out []Cluster
+	for _, c := range das2Clusters {
+		out = append(out, newCluster(c.name, c.hosts, c.mips))
+	}
+	return out, nil
 }

@@ -32,7 +32,7 @@ func init() {
 		{"beta_l", "0.35", "shape of the local Weibull inter-arrivals"},
 		deadlineRatioMin, deadlineRatioMax,
 		localNotice,
-	}, generate: generateDAS2}
+	}, generate: generateDAS2, multi: true}
 }
 
 // das2Stream is one arrival stream of das2.

@@ -31,7 +31,7 @@ func init() {
 		{"external_class", "suspendable", "preemption class of the external requests"},
 		localNotice,
 		{"moldable", "false", "reshape a request of more tasks than the smallest cluster's hosts to that width, longer in proportion"},
-	}, generate: generateGWABot}
+	}, generate: generateGWABot, multi: true}
 }
 
 // bagStream is one arrival stream of bags of tasks.

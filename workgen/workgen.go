@@ -62,6 +62,7 @@ type Workload struct {
 type model struct {
 	params   []Param
 	generate func(seed uint64, p values) (*Workload, error)
+	multi    bool // a multi-cluster model: the clusters of das2Clusters
 }
 
 // models holds every model by name; each model's file registers itself.

@@ -72,3 +72,36 @@ func written(t *testing.T, w *Workload) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestClusters: the multi-cluster models' clusters, before generating,
+// are those Generate fills (names and sizes, no requests); the
+// single-cluster models have none.
+func TestClusters(t *testing.T) {
+	for _, m := range Models() {
+		t.Run(m, func(t *testing.T) {
+			got, err := Clusters(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := Generate(m, 1, testParams(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(w.Clusters) {
+				t.Fatalf("%d clusters, Generate gives %d", len(got), len(w.Clusters))
+			}
+			for i, c := range got {
+				g := w.Clusters[i]
+				if c.Name != g.Name || c.Hosts != g.Hosts || c.HostCPU != g.HostCPU || c.HostMemory != g.HostMemory || c.MIPS != g.MIPS || c.Requests != nil {
+					t.Errorf("cluster %d: %+v, Generate's %s of %d hosts", i, c, g.Name, g.Hosts)
+				}
+			}
+		})
+	}
+	if c, _ := Clusters("gwa-bot"); len(c) != 3 || c[0].Name != "C64" || c[0].Hosts != 64 || c[2].Hosts != 256 {
+		t.Errorf("gwa-bot: %+v, want C64, C128, C256", c)
+	}
+	if _, err := Clusters("das3"); !errors.Is(err, ErrUnknownModel) {
+		t.Errorf("das3: %v, want ErrUnknownModel", err)
+	}
+}

@@ -1,0 +1,87 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/dispatch"
+	"github.com/bora-sched/bora/sim"
+	"github.com/bora-sched/bora/workgen"
+)
+
+// runClusters runs every policy on a multi-cluster workload
+// (docs/experiments.md, "Multi-cluster experiments") and aggregates the
+// clusters' metrics into the run's sample (aggregation).
+func (r *Result) runClusters(ctx context.Context, s *Spec, base func() (config.Config, error), p, k int, w *workgen.Workload) error {
+	for q, pol := range s.Policies {
+		at := fmt.Sprintf("%s=%s, seed %d, policy %s", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], pol.Name)
+		cs, err := s.simulateClusters(ctx, base, p, q, w)
+		if err != nil {
+			return fmt.Errorf("%s: %w", at, err)
+		}
+		for m, name := range s.Metrics {
+			v, ok, err := aggregate(name, cs)
+			if err != nil {
+				return fmt.Errorf("%s: %w", at, err)
+			}
+			if !ok {
+				return fmt.Errorf("policy %s: metric %s: the run did not measure it (energy_kwh and violation_rate need energy.policy)", pol.Name, name)
+			}
+			r.Samples[p][q][m][k] = v
+			for c := range cs {
+				r.ClusterSamples[p][q][m][c][k] = cs[c].values[name]
+			}
+		}
+	}
+	return nil
+}
+
+// simulateClusters runs point p's policy q on each cluster of w, one
+// after the other: the gateway's external requests are split round robin
+// over the clusters (dispatch.RoundRobin), and each cluster is simulated
+// on its own hosts with its local requests and its share.
+func (s *Spec) simulateClusters(ctx context.Context, base func() (config.Config, error), p, q int, w *workgen.Workload) ([]clusterResult, error) {
+	shares, err := dispatch.RoundRobin(w.Requests, len(w.Clusters))
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]clusterResult, len(w.Clusters))
+	for c, cl := range w.Clusters {
+		sc, err := s.runConfig(base, p, q, clusterShape(cl))
+		if err != nil {
+			return nil, err
+		}
+		sc.Trace += " " + cl.Name
+		rep, err := sim.RunContext(ctx, sc, dispatch.Merge(cl.Requests, shares[c]))
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", cl.Name, err)
+		}
+		cs[c] = clusterResult{name: cl.Name, report: rep, values: metricValues(rep.Metrics)}
+	}
+	return cs, nil
+}
+
+// allocClusters makes ClusterSamples for a multi-cluster model.
+func (r *Result) allocClusters() {
+	s := r.Spec
+	if len(s.clusters) == 0 {
+		return
+	}
+	for _, c := range s.clusters {
+		r.Clusters = append(r.Clusters, c.Name)
+	}
+	r.ClusterSamples = make([][][][][]float64, len(s.Vary.Values))
+	for p := range r.ClusterSamples {
+		r.ClusterSamples[p] = make([][][][]float64, len(s.Policies))
+		for q := range r.ClusterSamples[p] {
+			r.ClusterSamples[p][q] = make([][][]float64, len(s.Metrics))
+			for m := range r.ClusterSamples[p][q] {
+				r.ClusterSamples[p][q][m] = make([][]float64, len(s.clusters))
+				for c := range r.ClusterSamples[p][q][m] {
+					r.ClusterSamples[p][q][m][c] = make([]float64, s.Seeds)
+				}
+			}
+		}
+	}
+}
