@@ -21,15 +21,21 @@ type Scheduler struct {
 	rule   PreemptionRule // who may preempt whom (preemptrule.go)
 	log    Logger
 
-	leases    map[LeaseID]*Lease
-	ids       []LeaseID // every lease, in submission order
-	nextID    LeaseID
-	queue     []LeaseID // best-effort leases waiting (queued, planned, suspended), in priority order
-	wake      minheap.Heap[wakeup]
-	out       []Action
-	dirty     bool // the queue must be planned again
-	decisions int
-	now       time.Time
+	leases map[LeaseID]*Lease
+	ids    []LeaseID // every lease, in submission order
+	nextID LeaseID
+	queue  []LeaseID // best-effort leases waiting (queued, planned, suspended), in priority order
+	wake   minheap.Heap[wakeup]
+	out    []Action
+	dirty  bool // the queue must be planned again
+	// scratchMark is the freed history's mark (slottable.Table.FreedMark)
+	// at the start of the last re-plan from scratch, where the leases'
+	// Lease.scratch memos begin; fromScratch says that unplanQueue has
+	// dropped plans since, so the next re-plan is one.
+	scratchMark uint64
+	fromScratch bool
+	decisions   int
+	now         time.Time
 
 	// Record, when set, receives every reservation as it ends or is cut
 	// short: what really held each host.
@@ -164,10 +170,14 @@ func (s *Scheduler) run(now time.Time) {
 		if s.dirty && s.onTick(now) {
 			s.dirty = false
 			mark := s.table.FreedMark()
+			if s.fromScratch {
+				s.scratchMark, s.fromScratch = mark, false
+			}
 			s.replan(now)
 			// The leases planned by this replan made their memos after
-			// mark: the history before it helps no one any more.
-			s.table.ForgetFreed(mark)
+			// mark, and their scratch memos after scratchMark: the
+			// history before helps no one any more.
+			s.table.ForgetFreed(min(mark, s.scratchMark))
 		}
 		if len(s.wake) == 0 || s.wake[0].at.After(now) {
 			break
