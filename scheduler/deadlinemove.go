@@ -76,8 +76,17 @@ func (s *Scheduler) moveDeadlines(l *Lease, from, until time.Time, total time.Du
 			m.old = s.takePlan(m.l)
 		}
 	}
-	budget := maxMoveTries
-	found := s.layMovers(ms, time.Time{}, &budget)
+	// The search places l somewhere in [from, until] on the table without
+	// the plans just taken and with some movers laid out: where l does not
+	// fit without them, it does not fit with them, so when it fits nowhere
+	// there the search cannot succeed, whatever its budget. (Skipping it
+	// leaves out reservations that it would have added and removed again;
+	// the table's later IDs are shifted alike, in the same order.)
+	found := false
+	if _, ok := s.find(l, from, until, total, nil); ok {
+		budget := maxMoveTries
+		found = s.layMovers(ms, time.Time{}, &budget)
+	}
 	for _, m := range ms { // the search's reservations; the plans are built below
 		for _, id := range m.ids {
 			_ = s.table.Remove(id)

@@ -120,12 +120,13 @@ func (rs hostReses) of(h slottable.HostID) slottable.ResID {
 func (s *Scheduler) optionsWithout(l *Lease, fit slottable.Fit) []HostOption {
 	mine := slices.Sorted(slices.Values(l.plan[0].hosts))
 	opts := make([]HostOption, 0, len(fit.Counts))
+	var used slottable.Resources
 	for _, c := range fit.Counts {
 		if c.Count <= 0 {
 			continue
 		}
-		used := s.table.Used(c.Host, fit.Start, fit.Start.Add(time.Nanosecond))[slottable.CPU]
-		busy := used-l.Req.CPU*int64(countOf(mine, c.Host)) > 0
+		used = s.table.UsedInto(used, c.Host, fit.Start, fit.Start.Add(time.Nanosecond))
+		busy := used[slottable.CPU]-l.Req.CPU*int64(countOf(mine, c.Host)) > 0
 		opts = append(opts, HostOption{Host: c.Host, Count: c.Count, Busy: busy})
 	}
 	return opts

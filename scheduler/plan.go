@@ -84,6 +84,7 @@ func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignor
 func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restrict bool) ([]HostOption, int) {
 	opts := make([]HostOption, 0, len(fit.Counts))
 	total := 0
+	var used slottable.Resources
 	for _, c := range fit.Counts {
 		n := c.Count
 		if restrict {
@@ -92,7 +93,8 @@ func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restri
 		if n <= 0 {
 			continue
 		}
-		busy := s.table.Used(c.Host, fit.Start, fit.Start.Add(time.Nanosecond))[slottable.CPU] > 0
+		used = s.table.UsedInto(used, c.Host, fit.Start, fit.Start.Add(time.Nanosecond))
+		busy := used[slottable.CPU] > 0
 		opts = append(opts, HostOption{Host: c.Host, Count: n, Busy: busy})
 		total += n
 	}
@@ -132,19 +134,26 @@ func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
 
 // reserve adds one reservation per distinct host of phase ph.
 func (s *Scheduler) reserve(l *Lease, ph *phase) error {
-	count := map[slottable.HostID]int64{}
-	var order []slottable.HostID
-	for _, h := range ph.hosts {
-		if count[h] == 0 {
-			order = append(order, h)
+	order := distinctHosts(ph.hosts)
+	var count map[slottable.HostID]int64
+	if len(order) > 16 {
+		count = make(map[slottable.HostID]int64, len(order))
+		for _, h := range ph.hosts {
+			count[h]++
 		}
-		count[h]++
 	}
+	res := make(slottable.Resources, s.table.Dims()) // the table keeps its own copy
 	for _, h := range order {
-		res := slottable.Resources{l.Req.CPU * count[h], l.Req.Memory * count[h]}
-		for len(res) < s.table.Dims() {
-			res = append(res, 0)
+		n := count[h]
+		if count == nil {
+			for _, x := range ph.hosts {
+				if x == h {
+					n++
+				}
+			}
 		}
+		clear(res)
+		res[0], res[1] = l.Req.CPU*n, l.Req.Memory*n
 		id, err := s.table.Add(slottable.Reservation{Lease: l.ID, Host: h, Kind: ph.kind.slot(),
 			Start: ph.start, End: ph.end, Res: res})
 		if err != nil {

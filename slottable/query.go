@@ -22,11 +22,23 @@ func span(from, to time.Time) (int64, int64) {
 // [from, to); when to is not after from it is the usage at the instant
 // from. It returns nil for an unknown host. Cost: O(log n).
 func (t *Table) Used(h HostID, from, to time.Time) Resources {
+	return t.UsedInto(nil, h, from, to)
+}
+
+// UsedInto is Used written into buf when it has room (a new vector
+// otherwise), for callers that ask for many hosts in a row.
+func (t *Table) UsedInto(buf Resources, h HostID, from, to time.Time) Resources {
 	if !t.validHost(h) {
 		return nil
 	}
 	f, e := span(from, to)
-	out := make(Resources, t.Dims())
+	var out Resources
+	if cap(buf) >= t.Dims() {
+		out = buf[:t.Dims()]
+		clear(out)
+	} else {
+		out = make(Resources, t.Dims())
+	}
 	t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
 	return out
 }
