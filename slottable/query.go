@@ -274,6 +274,19 @@ func (t *Table) NextChangeAfter(after time.Time) (time.Time, bool) {
 	return fromNS(k, after.Location()), true
 }
 
+// ChangesBetween counts the times NextChangeAfter can give strictly
+// between a and b: the change points of every host's usage in (a, b).
+// Cost: O(log n + k) for k of them.
+func (t *Table) ChangesBetween(a, b time.Time) int {
+	lo, hi := toNS(a), toNS(b)
+	if lo == posInf || hi <= lo+1 {
+		return 0
+	}
+	n := 0
+	t.ms.ascend(t.ms.root, lo+1, hi, func(int64) { n++ })
+	return n
+}
+
 // ReservationsOn returns host h's reservations that overlap [from, to),
 // ordered by start then ID. Cost: O(log n + k) for k results.
 func (t *Table) ReservationsOn(h HostID, from, to time.Time) []Reservation {
