@@ -101,3 +101,45 @@ func TestHolds(t *testing.T) {
 		t.Fatal("a memo older than the history kept holds its answer")
 	}
 }
+
+// TestChangesBetween checks the count of change points strictly between
+// two times against NextChangeAfter's walk. Reservations over [10, 20)
+// on host 0 and [15, 30) on host 1, and one of zero size over [12, 40)
+// (no change point): the change points are 10, 15, 20 and 30.
+func TestChangesBetween(t *testing.T) {
+	at := func(s int) time.Time { return base.Add(time.Duration(s) * time.Second) }
+	tab := New()
+	for range 2 {
+		if _, err := tab.AddHost("h", Resources{100, 1024}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []Reservation{
+		{Lease: 1, Host: 0, Start: at(10), End: at(20), Res: Resources{100, 0}},
+		{Lease: 2, Host: 1, Start: at(15), End: at(30), Res: Resources{50, 0}},
+		{Lease: 3, Host: 1, Start: at(12), End: at(40), Res: Resources{0, 0}},
+	} {
+		if _, err := tab.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ a, b, want int }{
+		{0, 100, 4}, // 10, 15, 20, 30
+		{10, 30, 2}, // 15, 20: both ends left out
+		{9, 11, 1},  // 10
+		{15, 15, 0}, // empty
+		{20, 15, 0}, // reversed
+		{30, 100, 0},
+	} {
+		if got := tab.ChangesBetween(at(c.a), at(c.b)); got != c.want {
+			t.Errorf("ChangesBetween(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		walk := 0
+		for x, ok := tab.NextChangeAfter(at(c.a)); ok && x.Before(at(c.b)); x, ok = tab.NextChangeAfter(x) {
+			walk++
+		}
+		if walk != c.want {
+			t.Errorf("NextChangeAfter walk over (%d, %d) = %d, want %d", c.a, c.b, walk, c.want)
+		}
+	}
+}
