@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bora-sched/bora/slottable"
@@ -134,7 +135,8 @@ func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
 
 // reserve adds one reservation per distinct host of phase ph.
 func (s *Scheduler) reserve(l *Lease, ph *phase) error {
-	order := distinctHosts(ph.hosts)
+	var buf [16]slottable.HostID
+	order := appendDistinct(buf[:0], ph.hosts)
 	var count map[slottable.HostID]int64
 	if len(order) > 16 {
 		count = make(map[slottable.HostID]int64, len(order))
@@ -325,14 +327,17 @@ func (s *Scheduler) opsStart(l *Lease, p placement, d time.Duration) time.Time {
 // local) or anywhere (global): the earliest start (at most p.start), the
 // latest end, and whether there is any.
 func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, last time.Time, any bool) {
-	mine := hostsOf(p.hosts)
 	first = p.start
-	for _, r := range s.table.Overlapping(p.start, p.start.Add(d)) {
+	var mine map[slottable.HostID]int
+	if len(p.hosts) > 16 {
+		mine = hostsOf(p.hosts)
+	}
+	s.table.EachOverlapping(p.start, p.start.Add(d), func(r slottable.Reservation) {
 		if r.Lease == l.ID || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
-			continue
+			return
 		}
-		if s.cfg.Exclusion == ExclusionLocal && mine[r.Host] == 0 {
-			continue
+		if s.cfg.Exclusion == ExclusionLocal && (mine == nil && !slices.Contains(p.hosts, r.Host) || mine != nil && mine[r.Host] == 0) {
+			return
 		}
 		any = true
 		if r.Start.Before(first) {
@@ -341,7 +346,7 @@ func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, las
 		if r.End.After(last) {
 			last = r.End
 		}
-	}
+	})
 	return first, last, any
 }
 
