@@ -175,9 +175,14 @@ func (s *Scheduler) run(now time.Time) {
 			}
 			s.replan(now)
 			// The leases planned by this replan made their memos after
-			// mark, and their scratch memos after scratchMark: the
-			// history before helps no one any more.
-			s.table.ForgetFreed(min(mark, s.scratchMark))
+			// mark, and their scratch memos after scratchMark (kept
+			// while that history is not too long): the history before
+			// helps no one any more.
+			keep := mark
+			if s.scratchMark > 0 && mark-s.scratchMark <= maxScratchHistory {
+				keep = s.scratchMark
+			}
+			s.table.ForgetFreed(keep)
 		}
 		if len(s.wake) == 0 || s.wake[0].at.After(now) {
 			break
@@ -188,6 +193,12 @@ func (s *Scheduler) run(now time.Time) {
 	}
 	s.check()
 }
+
+// maxScratchHistory bounds the history of freed and raised usage kept for
+// the scratch memos (entries since the last re-plan from scratch): past
+// it, they no longer help (slottable.Table.Holds is false) and planning
+// from scratch searches from the lease's latest memo.
+const maxScratchHistory = 1 << 15
 
 // checkEvery is how many decisions pass between two full walks of the slot
 // table by the invariant checker. In between, the table itself refuses any
