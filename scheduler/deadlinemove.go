@@ -198,7 +198,7 @@ func (s *Scheduler) layMovers(ms []*mover, last time.Time, budget *int) bool {
 // first start in [t, m.until] at which m fits (a try at t, or at the
 // table's change points after it, which are the starts EarliestFit can
 // answer), and how many tries before it fail (from t, the change points
-// before it). With ok false none does, and skipped counts every try up to
+// before it). When none does (false), skipped counts every try up to
 // m.until. Skipping them, each counted against the budget, changes
 // nothing: a try that fails changes nothing. (A lease moved by an admin
 // looks on other hosts first over the interval asked: it tries one start
