@@ -76,8 +76,17 @@ func (s *Scheduler) moveDeadlines(l *Lease, from, until time.Time, total time.Du
 			m.old = s.takePlan(m.l)
 		}
 	}
-	budget := maxMoveTries
-	found := s.layMovers(ms, time.Time{}, &budget)
+	// The search places l somewhere in [from, until] on the table without
+	// the plans just taken and with some movers laid out: where l does not
+	// fit without them, it does not fit with them, so when it fits nowhere
+	// there the search cannot succeed, whatever its budget. (Skipping it
+	// leaves out reservations that it would have added and removed again;
+	// the table's later IDs are shifted alike, in the same order.)
+	found := false
+	if _, ok := s.find(l, from, until, total, nil); ok {
+		budget := maxMoveTries
+		found = s.layMovers(ms, time.Time{}, &budget)
+	}
 	for _, m := range ms { // the search's reservations; the plans are built below
 		for _, id := range m.ids {
 			_ = s.table.Remove(id)
@@ -155,6 +164,16 @@ func (s *Scheduler) layMovers(ms []*mover, last time.Time, budget *int) bool {
 			t = last
 		}
 		for !t.After(m.until) && *budget > 0 {
+			at, skipped, fits := s.moverSkip(m, t)
+			if skipped >= *budget {
+				*budget = 0 // the tries that fail use it up
+				break
+			}
+			*budget -= skipped
+			if !fits {
+				break // every try left fails
+			}
+			t = at
 			*budget--
 			if s.tryMover(m, t) {
 				if s.layMovers(ms, t, budget) {
@@ -173,6 +192,29 @@ func (s *Scheduler) layMovers(ms []*mover, last time.Time, budget *int) bool {
 		}
 	}
 	return done
+}
+
+// moverSkip is where layMovers's tries of m from t on first succeed: the
+// first start in [t, m.until] at which m fits (a try at t, or at the
+// table's change points after it, which are the starts EarliestFit can
+// answer), and how many tries before it fail (from t, the change points
+// before it). When none does (false), skipped counts every try up to
+// m.until. Skipping them, each counted against the budget, changes
+// nothing: a try that fails changes nothing. (A lease moved by an admin
+// looks on other hosts first over the interval asked: it tries one start
+// at a time.)
+func (s *Scheduler) moverSkip(m *mover, t time.Time) (time.Time, int, bool) {
+	if len(m.l.avoid) > 0 || m.l.saved {
+		return t, 0, true
+	}
+	p, ok := s.find(m.l, t, m.until, m.total, nil)
+	if !ok {
+		return time.Time{}, 1 + s.table.ChangesBetween(t, m.until.Add(time.Nanosecond)), false
+	}
+	if p.start.Equal(t) {
+		return t, 0, true
+	}
+	return p.start, 1 + s.table.ChangesBetween(t, p.start), true
 }
 
 // tryMover reserves m's steps starting exactly at t, if they fit.

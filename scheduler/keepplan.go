@@ -66,8 +66,9 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 	// Each phase's reservation on each host, checked before anything
 	// changes, so that Renumber below cannot fail.
 	olds := make([]hostReses, len(l.plan))
+	var buf [16]slottable.HostID
 	for i, ph := range l.plan {
-		for j, h := range distinctHosts(ph.hosts) {
+		for j, h := range appendDistinct(buf[:0], ph.hosts) {
 			if !s.table.Has(ph.res[j]) {
 				return false
 			}
@@ -77,7 +78,8 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 	}
 	// What takePlan and build would do to the lease, but the reservations.
 	l.gen += 2
-	order := distinctHosts(hosts) // reserve's order
+	var buf2 [16]slottable.HostID
+	order := appendDistinct(buf2[:0], hosts) // reserve's order
 	for i := range l.plan {
 		ph := &l.plan[i]
 		ph.hosts, ph.res = hosts, ph.res[:0]
@@ -120,12 +122,13 @@ func (rs hostReses) of(h slottable.HostID) slottable.ResID {
 func (s *Scheduler) optionsWithout(l *Lease, fit slottable.Fit) []HostOption {
 	mine := slices.Sorted(slices.Values(l.plan[0].hosts))
 	opts := make([]HostOption, 0, len(fit.Counts))
+	var used slottable.Resources
 	for _, c := range fit.Counts {
 		if c.Count <= 0 {
 			continue
 		}
-		used := s.table.Used(c.Host, fit.Start, fit.Start.Add(time.Nanosecond))[slottable.CPU]
-		busy := used-l.Req.CPU*int64(countOf(mine, c.Host)) > 0
+		used = s.table.UsedInto(used, c.Host, fit.Start, fit.Start.Add(time.Nanosecond))
+		busy := used[slottable.CPU]-l.Req.CPU*int64(countOf(mine, c.Host)) > 0
 		opts = append(opts, HostOption{Host: c.Host, Count: c.Count, Busy: busy})
 	}
 	return opts
@@ -178,7 +181,12 @@ func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID
 // distinctHosts lists hosts without repeats, in order of first appearance
 // (the order in which reserve adds a phase's reservations).
 func distinctHosts(hosts []slottable.HostID) []slottable.HostID {
-	out := make([]slottable.HostID, 0, len(hosts))
+	return appendDistinct(make([]slottable.HostID, 0, len(hosts)), hosts)
+}
+
+// appendDistinct appends hosts to out without repeats, in order of first
+// appearance (out empty; its room spares an allocation).
+func appendDistinct(out, hosts []slottable.HostID) []slottable.HostID {
 	if len(hosts) <= 16 {
 		for _, h := range hosts {
 			if !slices.Contains(out, h) {

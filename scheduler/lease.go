@@ -110,6 +110,14 @@ type Lease struct {
 	// fit remembers its last earliest-fit search, so that planning it again
 	// searches only where capacity was freed since (slottable.FitMemo).
 	fit slottable.FitMemo
+	// scratch is fit as the last re-plan from scratch (unplanQueue, then
+	// replanPass) left it. At the next one, the reservations of the leases
+	// behind it, which were not in the table then either, free nothing
+	// relative to it, while fit, kept since by keepPlan with them in the
+	// table, would search where they were (fromScratch: unplanQueue
+	// dropped its plan; replanPass plans it from scratch).
+	scratch     slottable.FitMemo
+	fromScratch bool
 	// kept is the answer (fit.Since) keepPlan last kept the plan on, and
 	// keptGen the plan's gen then: while both hold, the mapper's hosts
 	// for that answer are the plan's (keepplan.go).

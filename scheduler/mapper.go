@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/bora-sched/bora/slottable"
@@ -38,15 +40,19 @@ func MapperNames() []string {
 // something (so idle hosts stay idle and can be switched off), then hosts
 // with room for more of the lease, then lower IDs.
 func Pack(options []HostOption, n int) []slottable.HostID {
-	o := append([]HostOption(nil), options...)
-	sort.Slice(o, func(i, j int) bool {
-		if o[i].Busy != o[j].Busy {
-			return o[i].Busy
+	o := slices.Clone(options)
+	// A total order (a host is one option): the same result as any sort.
+	slices.SortFunc(o, func(a, b HostOption) int {
+		if a.Busy != b.Busy {
+			if a.Busy {
+				return -1
+			}
+			return 1
 		}
-		if o[i].Count != o[j].Count {
-			return o[i].Count > o[j].Count
+		if a.Count != b.Count {
+			return cmp.Compare(b.Count, a.Count)
 		}
-		return o[i].Host < o[j].Host
+		return cmp.Compare(a.Host, b.Host)
 	})
 	hosts := make([]slottable.HostID, 0, n)
 	for _, h := range o {

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bora-sched/bora/slottable"
@@ -84,6 +85,7 @@ func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignor
 func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restrict bool) ([]HostOption, int) {
 	opts := make([]HostOption, 0, len(fit.Counts))
 	total := 0
+	var used slottable.Resources
 	for _, c := range fit.Counts {
 		n := c.Count
 		if restrict {
@@ -92,7 +94,8 @@ func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restri
 		if n <= 0 {
 			continue
 		}
-		busy := s.table.Used(c.Host, fit.Start, fit.Start.Add(time.Nanosecond))[slottable.CPU] > 0
+		used = s.table.UsedInto(used, c.Host, fit.Start, fit.Start.Add(time.Nanosecond))
+		busy := used[slottable.CPU] > 0
 		opts = append(opts, HostOption{Host: c.Host, Count: n, Busy: busy})
 		total += n
 	}
@@ -132,19 +135,27 @@ func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
 
 // reserve adds one reservation per distinct host of phase ph.
 func (s *Scheduler) reserve(l *Lease, ph *phase) error {
-	count := map[slottable.HostID]int64{}
-	var order []slottable.HostID
-	for _, h := range ph.hosts {
-		if count[h] == 0 {
-			order = append(order, h)
+	var buf [16]slottable.HostID
+	order := appendDistinct(buf[:0], ph.hosts)
+	var count map[slottable.HostID]int64
+	if len(order) > 16 {
+		count = make(map[slottable.HostID]int64, len(order))
+		for _, h := range ph.hosts {
+			count[h]++
 		}
-		count[h]++
 	}
+	res := make(slottable.Resources, s.table.Dims()) // the table keeps its own copy
 	for _, h := range order {
-		res := slottable.Resources{l.Req.CPU * count[h], l.Req.Memory * count[h]}
-		for len(res) < s.table.Dims() {
-			res = append(res, 0)
+		n := count[h]
+		if count == nil {
+			for _, x := range ph.hosts {
+				if x == h {
+					n++
+				}
+			}
 		}
+		clear(res)
+		res[0], res[1] = l.Req.CPU*n, l.Req.Memory*n
 		id, err := s.table.Add(slottable.Reservation{Lease: l.ID, Host: h, Kind: ph.kind.slot(),
 			Start: ph.start, End: ph.end, Res: res})
 		if err != nil {
@@ -316,14 +327,17 @@ func (s *Scheduler) opsStart(l *Lease, p placement, d time.Duration) time.Time {
 // local) or anywhere (global): the earliest start (at most p.start), the
 // latest end, and whether there is any.
 func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, last time.Time, any bool) {
-	mine := hostsOf(p.hosts)
 	first = p.start
-	for _, r := range s.table.Overlapping(p.start, p.start.Add(d)) {
+	var mine map[slottable.HostID]int
+	if len(p.hosts) > 16 {
+		mine = hostsOf(p.hosts)
+	}
+	s.table.EachOverlapping(p.start, p.start.Add(d), func(r slottable.Reservation) {
 		if r.Lease == l.ID || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
-			continue
+			return
 		}
-		if s.cfg.Exclusion == ExclusionLocal && mine[r.Host] == 0 {
-			continue
+		if s.cfg.Exclusion == ExclusionLocal && (mine == nil && !slices.Contains(p.hosts, r.Host) || mine != nil && mine[r.Host] == 0) {
+			return
 		}
 		any = true
 		if r.Start.Before(first) {
@@ -332,7 +346,7 @@ func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, las
 		if r.End.After(last) {
 			last = r.End
 		}
-	}
+	})
 	return first, last, any
 }
 

@@ -21,15 +21,21 @@ type Scheduler struct {
 	rule   PreemptionRule // who may preempt whom (preemptrule.go)
 	log    Logger
 
-	leases    map[LeaseID]*Lease
-	ids       []LeaseID // every lease, in submission order
-	nextID    LeaseID
-	queue     []LeaseID // best-effort leases waiting (queued, planned, suspended), in priority order
-	wake      minheap.Heap[wakeup]
-	out       []Action
-	dirty     bool // the queue must be planned again
-	decisions int
-	now       time.Time
+	leases map[LeaseID]*Lease
+	ids    []LeaseID // every lease, in submission order
+	nextID LeaseID
+	queue  []LeaseID // best-effort leases waiting (queued, planned, suspended), in priority order
+	wake   minheap.Heap[wakeup]
+	out    []Action
+	dirty  bool // the queue must be planned again
+	// scratchMark is the freed history's mark (slottable.Table.FreedMark)
+	// at the start of the last re-plan from scratch, where the leases'
+	// Lease.scratch memos begin; fromScratch says that unplanQueue has
+	// dropped plans since, so the next re-plan is one.
+	scratchMark uint64
+	fromScratch bool
+	decisions   int
+	now         time.Time
 
 	// Record, when set, receives every reservation as it ends or is cut
 	// short: what really held each host.
@@ -164,10 +170,19 @@ func (s *Scheduler) run(now time.Time) {
 		if s.dirty && s.onTick(now) {
 			s.dirty = false
 			mark := s.table.FreedMark()
+			if s.fromScratch {
+				s.scratchMark, s.fromScratch = mark, false
+			}
 			s.replan(now)
 			// The leases planned by this replan made their memos after
-			// mark: the history before it helps no one any more.
-			s.table.ForgetFreed(mark)
+			// mark, and their scratch memos after scratchMark (kept
+			// while that history is not too long): the history before
+			// helps no one any more.
+			keep := mark
+			if s.scratchMark > 0 && mark-s.scratchMark <= maxScratchHistory {
+				keep = s.scratchMark
+			}
+			s.table.ForgetFreed(keep)
 		}
 		if len(s.wake) == 0 || s.wake[0].at.After(now) {
 			break
@@ -178,6 +193,12 @@ func (s *Scheduler) run(now time.Time) {
 	}
 	s.check()
 }
+
+// maxScratchHistory bounds the history of freed and raised usage kept for
+// the scratch memos (entries since the last re-plan from scratch): past
+// it, they no longer help (slottable.Table.Holds is false) and planning
+// from scratch searches from the lease's latest memo.
+const maxScratchHistory = 1 << 15
 
 // checkEvery is how many decisions pass between two full walks of the slot
 // table by the invariant checker. In between, the table itself refuses any

@@ -170,6 +170,23 @@ func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool, was tim
 	return true
 }
 
+// planQueuedScratch is planQueued for replanPass: a lease that
+// unplanQueue dropped searches from the memo of its last plan from
+// scratch (Lease.scratch), which gives the same answers as its latest
+// memo (any memo does) with less to search.
+func (s *Scheduler) planQueuedScratch(l *Lease, now time.Time, mayReserve bool, was time.Time) bool {
+	if !l.fromScratch {
+		return s.planQueued(l, now, mayReserve, was)
+	}
+	l.fromScratch = false
+	if s.table.Holds(&l.scratch) {
+		l.fit = l.scratch
+	}
+	planned := s.planQueued(l, now, mayReserve, was)
+	l.scratch = l.fit
+	return planned
+}
+
 func (s *Scheduler) setQueuedState(l *Lease, now time.Time) {
 	want := Queued
 	if l.saved {
@@ -234,7 +251,7 @@ func (s *Scheduler) replanPass(now time.Time) {
 		if old != nil {
 			was = old[0].start
 		}
-		planned := s.planQueued(l, now, held < allowed || old != nil, was)
+		planned := s.planQueuedScratch(l, now, held < allowed || old != nil, was)
 		if old != nil && (!planned || l.PlannedStart().After(old[0].start)) {
 			s.unplan(l)
 			planned = s.restorePlan(l, old)
@@ -375,6 +392,7 @@ func (s *Scheduler) unplanQueue() {
 		l := s.leases[id]
 		if l.State == Scheduled && !l.entered && !deadlineBound(l) && !s.starved(l, s.now) {
 			s.unplan(l)
+			l.fromScratch, s.fromScratch = true, true
 		}
 	}
 }

@@ -23,7 +23,7 @@ func (t *Table) SetCapacity(h HostID, capacity Resources) error {
 	t.hosts[h].Capacity = slices.Clone(capacity)
 	for j := range capacity {
 		if capacity[j] > old[j] {
-			t.logFreed(0, h, negInf, posInf, nil, false) // more room everywhere
+			t.logFreed(0, h, negInf, posInf, nil, false, absence{}) // more room everywhere
 			break
 		}
 	}

@@ -12,7 +12,7 @@ func (t *Table) SetClosed(h HostID, closed bool) error {
 		t.closed = append(t.closed, false)
 	}
 	if t.closed[h] && !closed {
-		t.logFreed(0, h, negInf, posInf, nil, false) // opened: capacity everywhere
+		t.logFreed(0, h, negInf, posInf, nil, false, absence{}) // opened: capacity everywhere
 	}
 	if !t.closed[h] && closed {
 		t.logRaised(0, h, negInf, posInf, true) // closed: no room anywhere

@@ -3,6 +3,7 @@ package slottable
 import (
 	"cmp"
 	"slices"
+	"sync"
 )
 
 // EarliestFit returns the earliest start t >= q.From (and <= q.Until when
@@ -39,12 +40,13 @@ func (t *Table) EarliestFit(q Query) (Fit, bool) {
 	if q.N <= 0 {
 		return Fit{Start: q.From}, true
 	}
-	hosts := t.fitHosts(q)
+	s := getSweep(t, &q)
+	defer putSweep(s)
+	hosts := t.fitHosts(q, s)
 	if hosts == nil {
 		return Fit{}, false
 	}
-	s := fitSweep{t: t, q: &q, from: from, d: max(int64(q.Duration), 1),
-		win: make([]window, 0, 2*len(hosts)), ev: make([]winEvent, 0, 4*len(hosts))}
+	s.from, s.d = from, max(int64(q.Duration), 1)
 	last, any := t.ms.last()
 	for width := 2 * s.d; ; width = grow(width) {
 		// No start after until is wanted, and a start t needs the profile
@@ -81,11 +83,13 @@ func grow(w int64) int64 {
 }
 
 // fitHosts returns the allowed hosts that can hold a VM of size q.Per when
-// empty, or nil if even empty they cannot hold q.N.
-func (t *Table) fitHosts(q Query) []HostID {
-	var hosts []HostID
+// empty, or nil if even empty they cannot hold q.N (in s's scratch space).
+func (t *Table) fitHosts(q Query, s *fitSweep) []HostID {
+	hosts := s.hosts[:0]
 	total := 0
-	zero := make([]int64, t.Dims())
+	s.peak = slices.Grow(s.peak[:0], t.Dims())[:t.Dims()]
+	clear(s.peak)
+	zero := s.peak
 	for i, h := range t.hosts {
 		id := HostID(i)
 		if (q.Hosts != nil && !q.Hosts(id)) || t.Closed(id) {
@@ -96,6 +100,7 @@ func (t *Table) fitHosts(q Query) []HostID {
 			total += c
 		}
 	}
+	s.hosts = hosts
 	if total < q.N {
 		return nil
 	}
@@ -104,15 +109,39 @@ func (t *Table) fitHosts(q Query) []HostID {
 
 // fitSweep holds the state and scratch space of one EarliestFit.
 type fitSweep struct {
-	t    *Table
-	q    *Query
-	from int64
-	d    int64 // duration in ns, >= 1
-	w    walker
-	peak []int64
-	lv   []level
-	win  []window
-	ev   []winEvent
+	t     *Table
+	q     *Query
+	from  int64
+	d     int64 // duration in ns, >= 1
+	w     walker
+	peak  []int64
+	lv    []level
+	win   []window
+	ev    []winEvent
+	hosts []HostID
+}
+
+// sweeps keeps fitSweeps' scratch space between searches: the scheduler
+// asks thousands of them per event, and allocating it afresh each time
+// was a third of a simulation's allocations. (A pool, not a field of the
+// table, because concurrent reads of a table are allowed.)
+var sweeps = sync.Pool{New: func() any { return new(fitSweep) }}
+
+// getSweep returns a fitSweep for a search of t for q, with empty scratch
+// space; give it back with putSweep once nothing refers to it.
+func getSweep(t *Table, q *Query) *fitSweep {
+	s := sweeps.Get().(*fitSweep)
+	s.t, s.q, s.from, s.d = t, q, 0, 0
+	s.lv, s.win, s.ev, s.hosts = s.lv[:0], s.win[:0], s.ev[:0], s.hosts[:0]
+	return s
+}
+
+func putSweep(s *fitSweep) {
+	s.t, s.q = nil, nil
+	s.w.t, s.w.p = nil, nil
+	clear(s.w.ev) // they hold reservations' resource vectors
+	s.w.ev = s.w.ev[:0]
+	sweeps.Put(s)
 }
 
 // level is a stack entry of the level-interval sweep: at least h VMs have

@@ -16,13 +16,55 @@ import (
 
 // freedEntry is an interval where host's usage went down by res (or, with
 // res nil, where the host was opened or added: any capacity).
+//
+// A memo made while the usage freed was not in the table (absent) gains
+// no room from it: the scheduler plans its queue again from scratch after
+// every fixed lease, removing the queued leases' reservations, and those
+// added after a lease's memo (the leases behind it, planned after it) are
+// not room it lacked.
 type freedEntry struct {
-	seq   uint64
-	lease uint64
-	host  HostID
-	s, e  int64
-	res   Resources
-	void  bool // cancelled: the same reservation was added again since
+	seq    uint64
+	absent absence
+	lease  uint64
+	host   HostID
+	s, e   int64
+	res    Resources
+	void   bool // cancelled: the same reservation was added again since
+}
+
+// freesFor reports whether the entry may have freed room relative to a
+// memo made at mark: it is not cancelled, and the usage it freed was in
+// the table at mark.
+func (e *freedEntry) freesFor(mark uint64) bool {
+	return !e.void && !e.absent.at(mark)
+}
+
+// absence says at which marks a reservation's usage was not in the
+// table (as far as known): a mark m sees the events with a sequence
+// number >= m as after it, so usage raised at sequence r is absent at
+// the marks m <= r. Both fields hold 1 + a sequence number, 0 when not
+// known: before is 1 + the sequence number at which the usage was first
+// raised (the reservation added), and [gapLo, gapHi) the marks between
+// its latest removal and the identical reservation added again after it
+// (readded), when it was not there either.
+type absence struct {
+	before       uint64
+	gapLo, gapHi uint64
+}
+
+// at reports whether the usage was surely absent at mark.
+func (a absence) at(mark uint64) bool {
+	return mark < a.before || a.gapLo <= mark && mark < a.gapHi
+}
+
+// raisedNow is the absence of usage raised now: absent at every mark up
+// to the sequence number of the raised entry logged next (nothing is
+// known when the history is off).
+func (t *Table) raisedNow() absence {
+	if !t.freed.on {
+		return absence{}
+	}
+	return absence{before: t.freed.next + 1}
 }
 
 // freedKey finds the entry of a removed reservation when the same
@@ -102,8 +144,9 @@ func (f *freedLog) index(seq uint64) int {
 func (t *Table) FreedMark() uint64 { return t.freed.next }
 
 // logFreed records that host h's usage went down by res over [s, e)
-// because a reservation of lease was removed (removed) or shortened.
-func (t *Table) logFreed(lease uint64, h HostID, s, e int64, res Resources, removed bool) {
+// because a reservation of lease was removed (removed) or shortened; ab
+// is when the reservation was not in the table.
+func (t *Table) logFreed(lease uint64, h HostID, s, e int64, res Resources, removed bool, ab absence) {
 	f := &t.freed
 	if !f.on {
 		return
@@ -120,7 +163,7 @@ func (t *Table) logFreed(lease uint64, h HostID, s, e int64, res Resources, remo
 		}
 		f.byKey[freedKey{lease, h, s, e}] = f.next
 	}
-	f.ents = append(f.ents, freedEntry{seq: f.next, lease: lease, host: h, s: s, e: e, res: res})
+	f.ents = append(f.ents, freedEntry{seq: f.next, absent: ab, lease: lease, host: h, s: s, e: e, res: res})
 	f.next++
 	f.live++
 }
@@ -133,22 +176,25 @@ func (f *freedLog) compact() {
 // readded cancels the history's entry of a removed reservation when an
 // identical one (same lease, host, interval and resources) is added: for
 // every mark before the removal the two together change nothing, and
-// marks after it do not see the removal.
-func (t *Table) readded(r *Reservation, s, e int64) {
+// marks after it do not see the removal. It returns when the new
+// reservation was not in the table: before, as the removed one; and
+// between the removal and now (the raised entry logged next).
+func (t *Table) readded(r *Reservation, s, e int64) (absence, bool) {
 	f := &t.freed
 	if !f.on || len(f.byKey) == 0 {
-		return
+		return absence{}, false
 	}
 	k := freedKey{r.Lease, r.Host, s, e}
 	seq, ok := f.byKey[k]
 	if !ok {
-		return
+		return absence{}, false
 	}
 	delete(f.byKey, k)
 	i := f.index(seq)
 	if i == len(f.ents) || f.ents[i].seq != seq || !slices.Equal(f.ents[i].res, r.Res) {
-		return
+		return absence{}, false
 	}
+	ab := absence{before: f.ents[i].absent.before, gapLo: seq + 1, gapHi: f.next + 1}
 	f.ents[i].void = true
 	f.live--
 	for k := len(f.ents); k > 0 && f.ents[k-1].void; k-- {
@@ -157,6 +203,7 @@ func (t *Table) readded(r *Reservation, s, e int64) {
 	if len(f.ents) > 2*f.live+1024 {
 		f.compact()
 	}
+	return ab, true
 }
 
 // FitMemo remembers, for one lease's EarliestFit queries, the answer of
@@ -181,6 +228,12 @@ type FitMemo struct {
 // Whatever was decided from the first answer and that table there holds
 // for the second. 0 means the memo holds no answer.
 func (m *FitMemo) Since() uint64 { return m.since }
+
+// Holds reports whether m holds an answer on this table whose history
+// the table still keeps (ForgetFreed): one that can spare a search.
+func (t *Table) Holds(m *FitMemo) bool {
+	return m.since != 0 && m.log == &t.freed && m.mark >= t.freed.base
+}
 
 // EarliestFitMemo answers q exactly as EarliestFit does, for a query on
 // behalf of lease (which must hold no reservation in the table: otherwise
@@ -399,7 +452,7 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	var cand []hostRange
 	var at []int32 // host -> 1 + its index in cand
 	for _, e := range t.freed.ents[t.freed.index(mark):] {
-		if e.void || e.lease == lease && e.res != nil || t.Closed(e.host) {
+		if !e.freesFor(mark) || e.lease == lease && e.res != nil || t.Closed(e.host) {
 			continue
 		}
 		// [e.s, e.e) overlaps [t, t+d) iff e.s-d < t < e.e.
@@ -426,7 +479,9 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	if len(cand) == 0 {
 		return nil
 	}
-	sw := fitSweep{t: t, q: &q, d: d}
+	sw := getSweep(t, &q)
+	defer putSweep(sw)
+	sw.d = d
 	var out [][2]int64
 	for _, c := range cand {
 		if c.a = t.skipFailed(&q, d, c.a, c.b, lim); c.a > c.b {

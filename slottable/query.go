@@ -22,11 +22,23 @@ func span(from, to time.Time) (int64, int64) {
 // [from, to); when to is not after from it is the usage at the instant
 // from. It returns nil for an unknown host. Cost: O(log n).
 func (t *Table) Used(h HostID, from, to time.Time) Resources {
+	return t.UsedInto(nil, h, from, to)
+}
+
+// UsedInto is Used written into buf when it has room (a new vector
+// otherwise), for callers that ask for many hosts in a row.
+func (t *Table) UsedInto(buf Resources, h HostID, from, to time.Time) Resources {
 	if !t.validHost(h) {
 		return nil
 	}
 	f, e := span(from, to)
-	out := make(Resources, t.Dims())
+	var out Resources
+	if cap(buf) >= t.Dims() {
+		out = buf[:t.Dims()]
+		clear(out)
+	} else {
+		out = make(Resources, t.Dims())
+	}
 	t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
 	return out
 }
@@ -260,6 +272,19 @@ func (t *Table) NextChangeAfter(after time.Time) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return fromNS(k, after.Location()), true
+}
+
+// ChangesBetween counts the times NextChangeAfter can give strictly
+// between a and b: the change points of every host's usage in (a, b).
+// Cost: O(log n + k) for k of them.
+func (t *Table) ChangesBetween(a, b time.Time) int {
+	lo, hi := toNS(a), toNS(b)
+	if lo == posInf || hi <= lo+1 {
+		return 0
+	}
+	n := 0
+	t.ms.ascend(t.ms.root, lo+1, hi, func(int64) { n++ })
+	return n
 }
 
 // ReservationsOn returns host h's reservations that overlap [from, to),

@@ -20,6 +20,7 @@ type Table struct {
 	ms     mset     // every host's change points, with counts
 
 	rs     []Reservation // by slot; ID 0 marks a free slot
+	absent []absence     // by slot: when its usage was not in the table (freed.go)
 	it     itree         // interval-treap node of each slot
 	itRoot []int32       // per host: root of its interval treap
 	free   []int32       // free slots
@@ -83,7 +84,7 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	t.cp = append(t.cp, cpPool{dims: len(t.names), rng: prng{s: 0x5107_7ab1e + uint64(id)}})
 	t.cpRoot = append(t.cpRoot, nilNode)
 	t.itRoot = append(t.itRoot, nilNode)
-	t.logFreed(0, id, negInf, posInf, nil, false) // a new host: capacity everywhere
+	t.logFreed(0, id, negInf, posInf, nil, false, absence{}) // a new host: capacity everywhere
 	return id, nil
 }
 
@@ -147,7 +148,10 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.applyDelta(r.Host, e, r.Res, -1)
 	t.byID[r.ID] = slot
 	t.lease[r.Lease] = append(t.lease[r.Lease], r.ID)
-	t.readded(&r, s, e)
+	t.absent[slot] = t.raisedNow()
+	if ab, ok := t.readded(&r, s, e); ok {
+		t.absent[slot] = ab
+	}
 	if !allZero(r.Res) {
 		t.logRaised(r.Lease, r.Host, s, e, false)
 	}
@@ -161,6 +165,7 @@ func (t *Table) allocSlot() int32 {
 		return s
 	}
 	t.rs = append(t.rs, Reservation{})
+	t.absent = append(t.absent, absence{})
 	t.it.nodes = append(t.it.nodes, iNode{})
 	return int32(len(t.rs) - 1)
 }
@@ -202,7 +207,7 @@ func (t *Table) Remove(id ResID) error {
 	t.applyDelta(r.Host, nd.start, r.Res, -1)
 	t.applyDelta(r.Host, nd.end, r.Res, +1)
 	if !allZero(r.Res) {
-		t.logFreed(r.Lease, r.Host, nd.start, nd.end, r.Res, true)
+		t.logFreed(r.Lease, r.Host, nd.start, nd.end, r.Res, true, t.absent[slot])
 	}
 	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
 	t.it.nodes[slot] = iNode{treapLink: treapLink{l: nilNode, r: nilNode}}
@@ -276,7 +281,7 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 	t.applyDelta(r.Host, nd.end, r.Res, +1)
 	t.applyDelta(r.Host, e, r.Res, -1)
 	if e < nd.end && !allZero(r.Res) {
-		t.logFreed(r.Lease, r.Host, e, nd.end, r.Res, false)
+		t.logFreed(r.Lease, r.Host, e, nd.end, r.Res, false, t.absent[slot])
 	}
 	if e > nd.end && !allZero(r.Res) {
 		t.logRaised(r.Lease, r.Host, nd.end, e, false)
@@ -345,6 +350,7 @@ func (t *Table) Clone() *Table {
 		cpRoot:   slices.Clone(t.cpRoot),
 		ms:       t.ms.clone(),
 		rs:       slices.Clone(t.rs),
+		absent:   slices.Clone(t.absent),
 		it:       itree{nodes: slices.Clone(t.it.nodes), rng: t.it.rng},
 		itRoot:   slices.Clone(t.itRoot),
 		free:     slices.Clone(t.free),
