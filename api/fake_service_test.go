@@ -225,6 +225,13 @@ func (f *fakeService) Stats(_ context.Context, c Caller) (Stats, error) {
 	return Stats{Now: f.now, Started: f.now.Add(-time.Hour), Leases: map[string]int{"scheduled": len(f.leases)}, Hosts: 2, HostsOn: 1}, nil
 }
 
+func (f *fakeService) Admission(_ context.Context, c Caller) (Admission, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record(c, "Admission")
+	return Admission{}, ErrNotFound
+}
+
 func (f *fakeService) Health(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -36,6 +36,7 @@ func (s *Server) buildMux() {
 		"POST " + v + "/hosts/{name}/{action}": s.hostAction,
 		"GET " + v + "/schedule":               s.schedule,
 		"GET " + v + "/stats":                  s.stats,
+		"GET " + v + "/admission":              s.admission,
 		routeHealth:                            s.health,
 		"GET /metrics":                         promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}).ServeHTTP,
 	}

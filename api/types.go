@@ -184,6 +184,9 @@ type Stats struct {
 	EnergyKWh     float64        `json:"energy_kwh"`
 	ViolationRate float64        `json:"violation_rate"`
 	Decisions     int            `json:"decisions"`
+	// Admission is the admission stage, when a policy is set
+	// (admission.policy); its Explain is left out.
+	Admission *Admission `json:"admission,omitempty"`
 }
 
 // Error is the body of every 4xx and 5xx answer.
@@ -215,6 +218,8 @@ type Service interface {
 	HostAction(ctx context.Context, c Caller, name, action string) (Host, error)
 	Schedule(ctx context.Context, c Caller, from, to time.Time) (Schedule, error)
 	Stats(ctx context.Context, c Caller) (Stats, error)
+	// Admission is the admission stage (ErrNotFound without a policy).
+	Admission(ctx context.Context, c Caller) (Admission, error)
 	// Health is nil when the scheduling loop answers.
 	Health(ctx context.Context) error
 }

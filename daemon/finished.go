@@ -181,11 +181,16 @@ type overSummary struct {
 	// leases that started).
 	wait, dur time.Duration
 	counted   bool
+	external  bool             // for the admission metrics (admission.go)
+	reason    scheduler.Reason // of a rejection
 }
 
 func summarize(l *scheduler.Lease) overSummary {
 	s := overSummary{state: l.State, user: l.Req.User, end: l.End, vms: l.Req.VMs, cpu: l.Req.CPU,
-		preemptions: l.Preemptions, overhead: l.Overhead}
+		preemptions: l.Preemptions, overhead: l.Overhead, external: l.Req.Origin == scheduler.External}
+	if l.State == scheduler.Rejected {
+		s.reason = l.Reason
+	}
 	if l.Req.Origin == scheduler.External && !l.FirstStart.IsZero() {
 		s.wait, s.dur, s.counted = l.FirstStart.Sub(l.Submitted), l.Req.Duration, true
 	}
@@ -199,6 +204,9 @@ type overTally struct {
 	preemptions, preemptedVMs int
 	overhead                  time.Duration
 	waits                     []energy.Finished // of external leases that started; rebuilt when leases are forgotten
+	// External leases finished, done, and rejected by reason (admission.go).
+	external, externalDone int
+	rejections             map[scheduler.Reason]int
 }
 
 // tally adds (sign 1) or takes away (sign -1) one finished lease.
@@ -210,6 +218,21 @@ func (t *overTally) tally(s overSummary, sign int) {
 	t.preemptions += sign * s.preemptions
 	t.preemptedVMs += sign * s.preemptions * s.vms
 	t.overhead += time.Duration(sign) * s.overhead
+	if s.external {
+		t.external += sign
+		if s.state == scheduler.Done {
+			t.externalDone += sign
+		}
+		if s.state == scheduler.Rejected {
+			if t.rejections == nil {
+				t.rejections = map[scheduler.Reason]int{}
+			}
+			t.rejections[s.reason] += sign
+			if t.rejections[s.reason] == 0 {
+				delete(t.rejections, s.reason)
+			}
+		}
+	}
 	if s.counted && sign > 0 {
 		t.waits = append(t.waits, energy.Finished{Wait: s.wait, Duration: s.dur})
 	}

@@ -19,6 +19,7 @@ type tx struct {
 	touched []scheduler.LeaseID // leases created in this pass
 	mutated bool                // something must be committed before replying
 	calls   []sourceCall        // calls to the lease source to make once committed (sourcecalls.go)
+	admSeen int                 // acts already looked at for the ends of leases (admission.go)
 }
 
 // event is something for the loop to do: fn runs in the loop; its result
@@ -82,6 +83,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	d.release()
+	// A simulated clock holds still for simQuiet after the start too, so
+	// that clients see a restarted daemon as the store left it.
+	d.lastChange = time.Now()
 	d.log.WithField("now", d.clk.Now().Format(time.RFC3339)).Info("scheduling loop started")
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -180,6 +184,9 @@ func (d *Daemon) nextWake() (time.Time, bool) {
 		next, ok = t, true
 	}
 	if t, has := d.power.nextAt(); has && (!ok || t.Before(next)) { // energyhooks.go: boots, the controller's tick
+		next, ok = t, true
+	}
+	if t, has := d.adm.nextAt(ok); has && (!ok || t.Before(next)) { // admission.go: the cron
 		next, ok = t, true
 	}
 	return next, ok

@@ -28,6 +28,15 @@ type metrics struct {
 	opsLate       prometheus.Counter // oplate.go
 	breaches      prometheus.Counter // capacity.go
 	passPanics    prometheus.Counter // recover.go
+	// The admission stage (admission.go; set only with a policy, but for
+	// the rejections, counted whatever refused the lease).
+	rejections   *prometheus.CounterVec
+	admLimit     prometheus.Gauge
+	admAdmitted  prometheus.Gauge
+	admThreshold prometheus.Gauge
+	admInputs    *prometheus.GaugeVec
+	admVR        prometheus.Gauge
+	admCompleted prometheus.Gauge
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -67,10 +76,25 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			"Times a host was found running more cores or memory than it has (driver's view)."),
 		passPanics: counter("bora_pass_panics_total",
 			"Passes of the scheduling loop that panicked: thrown away, the state restored from the store."),
+		rejections: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_external_rejections_total",
+			Help: "External leases rejected at submission, by reason (admission-limit: the admission stage), since borad started."}, []string{"reason"}),
+		admLimit: gauge("bora_admission_limit",
+			"The admission stage's limit K on admitted, unfinished external leases; -1: no limit (accept-all, or warming up)."),
+		admAdmitted: gauge("bora_admission_admitted",
+			"External leases admitted and not finished."),
+		admThreshold: gauge("bora_admission_threshold_seconds",
+			"The admission threshold D (0: not known yet)."),
+		admInputs: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_admission_input",
+			Help: "The admission model's inputs as estimated over the window (docs/models.md §4): rates per second, times in seconds."}, []string{"input"}),
+		admVR: gauge("bora_admission_violation_rate",
+			"VR = (a*v + r)/(a + r) x 100 over the finished external leases the daemon keeps, against the current D."),
+		admCompleted: gauge("bora_external_completed_percent",
+			"Finished external leases the daemon keeps that are done, in percent of them."),
 	}
 	reg.MustRegister(m.leases, m.queue, m.preemptions, m.preemptVMs, m.overhead, m.hosts, m.unknown,
 		m.utilisation, m.decision, m.ops, m.energy, m.violations, m.powerFailures, m.bootsLate,
-		m.opsLate, m.breaches, m.passPanics)
+		m.opsLate, m.breaches, m.passPanics, m.rejections, m.admLimit, m.admAdmitted, m.admThreshold, m.admInputs,
+		m.admVR, m.admCompleted)
 	return m
 }
 
@@ -148,4 +172,5 @@ func (d *Daemon) updateGauges(now time.Time) {
 	for p, n := range power {
 		d.m.hosts.WithLabelValues(p).Set(float64(n))
 	}
+	d.adm.gauges() // admission.go
 }

@@ -19,6 +19,7 @@ const (
 	metaClock     = "clock"     // clockMeta
 	metaEmulation = "emulation" // emulationMeta
 	metaIntake    = "intake"    // intakeMeta: the calls to the lease source not made yet (sourcecalls.go)
+	// metaAdmission (admission.go): the admission controller's snapshot.
 )
 
 // storedHost is a host record: its slot-table ID keeps reservations on
@@ -279,19 +280,26 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 		b.Meta[metaEmulation], _ = json.Marshal(d.emu.meta())
 	}
 	b.Meta[metaIntake], _ = json.Marshal(d.calls.meta())
+	if err := d.adm.save(b.Meta); err != nil { // admission.go: when it changed
+		return err
+	}
 	for id, data := range d.rewrite {
 		if _, ok := b.Leases[id]; !ok {
 			b.Leases[id] = data
 		}
 	}
 	b.DeleteLeases = append(b.DeleteLeases, d.forgotten...)
-	if !full && !mutated && len(b.Leases) == 0 && len(b.Hosts) == 0 && len(b.DeleteLeases) == 0 {
+	_, admChanged := b.Meta[metaAdmission]
+	if !full && !mutated && !admChanged && len(b.Leases) == 0 && len(b.Hosts) == 0 && len(b.DeleteLeases) == 0 {
 		return nil // a pass that only read: nothing to make durable
 	}
 	if err := d.store.Commit(b); err != nil {
 		return err
 	}
 	d.forgotten = nil
+	if admChanged {
+		d.adm.dirty = false
+	}
 	clear(d.rewrite)
 	for id, data := range keep {
 		d.written[id] = data

@@ -43,6 +43,7 @@ func (d *Daemon) decide(t *tx, evs []event) (res []result, pp *passPanic) {
 	d.power.beforeAdvance(t) // powerswitch.go: boots done, failed or late
 	d.lateOps(t)             // oplate.go: operations that outlast their phase
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
+	d.adm.ends(t) // admission.go: leases done before the requests
 	res = make([]result, len(evs))
 	for i, ev := range evs {
 		stage = fmt.Sprintf("event %d of %d", i+1, len(evs))
@@ -52,6 +53,7 @@ func (d *Daemon) decide(t *tx, evs []event) (res []result, pp *passPanic) {
 	d.emu.submitDue(d, t)
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
 	t.acts = append(t.acts, d.power.step(t.now)...) // energyhooks.go
+	d.adm.tick(t)                                   // admission.go: the ends, the limit when due
 	return res, nil
 }
 
@@ -107,6 +109,9 @@ func (d *Daemon) rebuild() error {
 		return fmt.Errorf("power management: %w", err)
 	}
 	if d.emu, err = newEmulation(d, saved); err != nil {
+		return err
+	}
+	if err := d.setupAdmission(saved); err != nil { // admission.go
 		return err
 	}
 	d.exec.enact(d.restoreActs) // VMs a repair stopped (persist.go)

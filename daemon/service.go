@@ -346,6 +346,9 @@ func (d *Daemon) stats(ctx context.Context) (api.Stats, error) {
 			s.EnergyKWh += d.power.energy(t.now, h.Name)
 		}
 		s.ViolationRate = d.power.violationRate() // energy.go
+		if d.adm != nil {
+			s.Admission = d.adm.view(false) // admission.go
+		}
 		if cn.capCPU > 0 {
 			s.Utilisation = float64(cn.usedCPU) / float64(cn.capCPU)
 		}

@@ -54,6 +54,9 @@ func (d *Daemon) Reload(next config.Config) {
 			next.API.TCP != d.cfg.API.TCP || next.Driver.Name != d.cfg.Driver.Name || next.Daemon.Clock != d.cfg.Daemon.Clock {
 			log.Warn("store, listeners, driver and clock changes need a restart: kept as they are")
 		}
+		if next.Admission != d.cfg.Admission {
+			log.Warn("admission changes need a restart: kept as they are") // admission.go builds the stage at start
+		}
 		if err := d.rebuildScheduler(next); err != nil {
 			log.WithError(err).Error("reload refused: the running scheduler configuration is unchanged")
 			return

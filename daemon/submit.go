@@ -53,13 +53,17 @@ func (d *Daemon) submit(t *tx, s submission) (*scheduler.Lease, error) {
 		}
 	}
 	var l *scheduler.Lease
-	if ok, reason, detail := d.admit(t.now, req); !ok {
+	if ok, reason, detail := d.admit(t, req); !ok {
 		l = d.sched.Refuse(t.now, req, reason, detail)
 	} else {
 		t.acts = append(t.acts, d.power.beforeSubmit(t.now, req)...) // energyhooks.go: hosts for the lease
 		var acts []scheduler.Action
 		l, acts = d.sched.Submit(t.now, req)
 		t.acts = append(t.acts, acts...)
+		d.adm.record(l) // admission.go: counted until it finishes
+	}
+	if l.State == scheduler.Rejected && req.Origin == scheduler.External {
+		d.m.rejections.WithLabelValues(string(l.Reason)).Inc() // metrics.go
 	}
 	t.touched = append(t.touched, l.ID)
 	t.mutated = true
@@ -73,10 +77,13 @@ func (d *Daemon) submit(t *tx, s submission) (*scheduler.Lease, error) {
 }
 
 // admit asks the admission stage about an external request; local ones
-// (and every one without an admitter) are admitted.
-func (d *Daemon) admit(now time.Time, req scheduler.Request) (bool, scheduler.Reason, string) {
+// (and every one without an admitter) are admitted. The stage observes
+// the leases done so far in the pass and every arrival (admission.go).
+func (d *Daemon) admit(t *tx, req scheduler.Request) (bool, scheduler.Reason, string) {
+	d.adm.ends(t)
 	if d.admission == nil || req.Origin != scheduler.External {
+		d.adm.local(t.now, req)
 		return true, "", ""
 	}
-	return d.admission.admit(now, req)
+	return d.admission.admit(t.now, req)
 }

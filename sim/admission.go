@@ -17,7 +17,7 @@ import (
 type admissionStage struct {
 	ctl      *admission.Controller
 	cpu      float64                       // the cluster's cpu, for a lease's share
-	admitted []scheduler.LeaseID           // admitted external leases, perhaps finished
+	admitted admission.Admitted            // admitted external leases, perhaps finished
 	d        map[scheduler.LeaseID]float64 // D at each admission (0: not known yet)
 }
 
@@ -61,28 +61,12 @@ func (a *admissionStage) submit(e *engine, now time.Time, req scheduler.Request)
 	if a == nil {
 		return true, nil
 	}
-	kind := admission.LocalArrival
-	if req.Origin == scheduler.External {
-		kind = admission.ExternalArrival
-	}
-	if err := a.ctl.Observe(admission.Observation{Kind: kind, At: now}); err != nil {
+	finished := func(id scheduler.LeaseID) bool { return e.s.Lease(id).State.Terminal() }
+	d, decided, err := a.ctl.Arrive(now, req, &a.admitted, finished)
+	if err != nil {
 		return false, err
 	}
-	if kind == admission.LocalArrival {
-		return true, nil
-	}
-	if err := a.tick(now); err != nil {
-		return false, err
-	}
-	live := a.admitted[:0]
-	for _, id := range a.admitted {
-		if !e.s.Lease(id).State.Terminal() {
-			live = append(live, id)
-		}
-	}
-	a.admitted = live
-	d := a.ctl.Decide(now, len(live))
-	if !d.Admit {
+	if decided && !d.Admit {
 		e.s.Refuse(now, req, d.Reason, d.Detail)
 		return false, nil
 	}
@@ -94,7 +78,7 @@ func (a *admissionStage) record(l *scheduler.Lease) {
 	if a == nil || l.Req.Origin != scheduler.External {
 		return
 	}
-	a.admitted = append(a.admitted, l.ID)
+	a.admitted.Add(l.ID)
 	a.d[l.ID] = a.ctl.Current().Threshold
 }
 
@@ -105,15 +89,7 @@ func (a *admissionStage) done(l *scheduler.Lease, at time.Time, hosts int) error
 	if a == nil {
 		return nil
 	}
-	share := float64(l.Req.VMs) * float64(l.Req.CPU) / a.cpu
-	if l.Req.CPU <= 0 {
-		share = float64(l.Req.VMs) / float64(hosts)
-	}
-	kind := admission.LocalEnd
-	if l.Req.Origin == scheduler.External {
-		kind = admission.ExternalEnd
-	}
-	return a.ctl.Observe(admission.Observation{Kind: kind, At: at, RunS: l.Req.RealDuration().Seconds(), Share: min(share, 1)})
+	return a.ctl.Observe(admission.EndOf(l, at, a.cpu, hosts))
 }
 
 // metrics adds the admission metrics (docs/models.md §4) to m:

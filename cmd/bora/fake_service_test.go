@@ -185,4 +185,8 @@ func (f *fakeService) Stats(context.Context, api.Caller) (api.Stats, error) {
 		EnergyKWh: 1.5, Decisions: 40}, nil
 }
 
+func (f *fakeService) Admission(context.Context, api.Caller) (api.Admission, error) {
+	return api.Admission{}, api.ErrNotFound
+}
+
 func (f *fakeService) Health(context.Context) error { return nil }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bora-sched/bora/api"
+	"github.com/bora-sched/bora/scheduler"
 )
 
 // rejectedError is a lease the daemon created in the rejected state: the
@@ -18,6 +19,10 @@ type rejectedError struct{ lease api.Lease }
 
 func (e rejectedError) Error() string {
 	msg := fmt.Sprintf("lease %d rejected", e.lease.ID)
+	if e.lease.Reason == string(scheduler.ReasonAdmissionLimit) && e.lease.Detail != "" {
+		// As the admission stage writes it (docs/models.md §4).
+		return msg + ": " + e.lease.Reason + ": " + e.lease.Detail
+	}
 	if e.lease.Reason != "" {
 		msg += ": " + e.lease.Reason
 	}

@@ -56,5 +56,8 @@ func (c *cli) showStats(w io.Writer, st api.Stats) error {
 	kv("Energy", fmt.Sprintf("%.3f kWh", st.EnergyKWh))
 	kv("Wait over threshold", fmt.Sprintf("%.1f%%", 100*st.ViolationRate))
 	kv("Decisions", st.Decisions)
+	if st.Admission != nil {
+		showAdmissionRows(tw, *st.Admission) // admission.go
+	}
 	return tw.Flush()
 }
