@@ -87,6 +87,7 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 			}
 		}
 	}
+	d.loadAvailability(saved) // availability.go
 	d.log.WithField("leases", len(saved.Leases)).WithField("live", len(d.written)).
 		WithField("hosts", len(d.hosts)).Info("state restored")
 	return nil
@@ -279,6 +280,9 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 		b.Meta[metaEmulation], _ = json.Marshal(d.emu.meta())
 	}
 	b.Meta[metaIntake], _ = json.Marshal(d.calls.meta())
+	if data, ok := d.availabilityRecord(); ok { // availability.go
+		b.Meta[metaAvailability], mutated = data, true
+	}
 	for id, data := range d.rewrite {
 		if _, ok := b.Leases[id]; !ok {
 			b.Leases[id] = data
@@ -292,6 +296,9 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 		return err
 	}
 	d.forgotten = nil
+	if d.avail != nil {
+		d.avail.dirty = false
+	}
 	clear(d.rewrite)
 	for id, data := range keep {
 		d.written[id] = data

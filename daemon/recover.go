@@ -52,6 +52,7 @@ func (d *Daemon) decide(t *tx, evs []event) (res []result, pp *passPanic) {
 	d.emu.submitDue(d, t)
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
 	t.acts = append(t.acts, d.power.step(t.now)...) // energyhooks.go
+	d.trackAvailability(t)                          // availability.go
 	return res, nil
 }
 

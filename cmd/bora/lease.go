@@ -13,11 +13,18 @@ import (
 )
 
 // rejectedError is a lease the daemon created in the rejected state: the
-// call worked, the answer is no (exit code exitRejected).
-type rejectedError struct{ lease api.Lease }
+// call worked, the answer is no (exit code exitRejected). dry: the answer
+// of a dry run (no lease was made).
+type rejectedError struct {
+	lease api.Lease
+	dry   bool
+}
 
 func (e rejectedError) Error() string {
 	msg := fmt.Sprintf("lease %d rejected", e.lease.ID)
+	if e.dry {
+		msg = "the lease would be rejected"
+	}
 	if e.lease.Reason != "" {
 		msg += ": " + e.lease.Reason
 	}
@@ -49,6 +56,7 @@ func newLeaseCmd(c *cli) *cobra.Command {
 type leaseFlags struct {
 	req  api.LeaseRequest
 	file string
+	dry  bool // --dry-run (dryrun.go)
 }
 
 func newLeaseCreateCmd(c *cli) *cobra.Command {
@@ -62,6 +70,10 @@ request; "-" reads stdin), from flags, or both (flags override the file).
 A lease the daemon rejects (too large for the cluster, no room before its
 deadline, a start that has passed) is printed with the reason and the
 command exits with code 3.
+
+With --dry-run nothing is created: the command prints where and when the
+lease would run if it were submitted now (or why it would be rejected,
+exiting with code 3, or 9 for an admission refusal).
 
 A local lease (the default origin) is always non-preemptable; an external
 lease is suspendable unless --class says otherwise.`,
@@ -91,6 +103,7 @@ lease is suspendable unless --class says otherwise.`,
 	fl.StringVar(&r.Class, "class", "", "local leases: non-preemptable (the default and only class); external: cancellable, suspendable (default), migratable or non-preemptable")
 	fl.StringVar(&r.Origin, "origin", "", "local (default) or external (needs an external or admin token)")
 	fl.StringVar(&r.RealDuration, "real-duration", "", "emulation: how long the VMs really run before ending by themselves")
+	fl.BoolVar(&f.dry, "dry-run", false, "only say where and when the lease would run (or why it would be rejected): nothing is created")
 	return cmd
 }
 
@@ -98,6 +111,9 @@ func runLeaseCreate(cmd *cobra.Command, c *cli, f *leaseFlags) error {
 	req, err := leaseRequest(cmd, c, f)
 	if err != nil {
 		return err
+	}
+	if f.dry {
+		return runLeaseDryRun(cmd, c, req) // dryrun.go
 	}
 	cl, err := c.client()
 	if err != nil {
@@ -122,7 +138,7 @@ func runLeaseCreate(cmd *cobra.Command, c *cli, f *leaseFlags) error {
 		return err
 	}
 	if l.State == "rejected" {
-		return rejectedError{l}
+		return rejectedError{lease: l}
 	}
 	return nil
 }
