@@ -136,9 +136,9 @@ func (a *hostAvailability) check(plan scheduler.DryRun, names func(scheduler.Dry
 
 // hostNames are the names of a dry run's hosts.
 func (d *Daemon) hostNames(plan scheduler.DryRun) []string {
-	out := make([]string, len(plan.Hosts))
-	for i, id := range plan.Hosts {
-		out[i] = d.hosts[id].Name
+	var out []string
+	for _, id := range plan.Hosts {
+		out = append(out, d.hosts[id].Name)
 	}
 	return out
 }

@@ -174,6 +174,12 @@ func TestAvailabilityRefusesLeaseOnFailingHost(t *testing.T) {
 			}
 		}
 	}
+	// A dry run of the same request says the same, and creates nothing.
+	p, err := d.DryRunLease(context.Background(), admin, api.LeaseRequest{VMs: 2, CPU: 1, Memory: 512, Duration: "1h",
+		Start: "now", Origin: "external"})
+	if err != nil || p.State != "rejected" || p.Reason != string(scheduler.ReasonAvailability) || p.Detail != want {
+		t.Errorf("dry run: %+v %v, want rejected: availability %q", p, err, want)
+	}
 	check("before the restart")
 	d.stop(t)
 

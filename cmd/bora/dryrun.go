@@ -35,7 +35,7 @@ func runLeaseDryRun(cmd *cobra.Command, c *cli, req api.LeaseRequest) error {
 		return err
 	}
 	if p.State == "rejected" {
-		return rejectedError{lease: api.Lease{State: p.State, Reason: p.Reason, Detail: p.Detail}, dry: true}
+		return rejectedError{api.Lease{State: p.State, Reason: p.Reason, Detail: p.Detail}} // ID 0: a dry run
 	}
 	return nil
 }

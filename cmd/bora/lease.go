@@ -13,16 +13,13 @@ import (
 )
 
 // rejectedError is a lease the daemon created in the rejected state: the
-// call worked, the answer is no (exit code exitRejected). dry: the answer
-// of a dry run (no lease was made).
-type rejectedError struct {
-	lease api.Lease
-	dry   bool
-}
+// call worked, the answer is no (exit code exitRejected). A lease of ID
+// 0 is a dry run's answer (dryrun.go): no lease was made.
+type rejectedError struct{ lease api.Lease }
 
 func (e rejectedError) Error() string {
 	msg := fmt.Sprintf("lease %d rejected", e.lease.ID)
-	if e.dry {
+	if e.lease.ID == 0 {
 		msg = "the lease would be rejected"
 	}
 	if e.lease.Reason != "" {
@@ -138,7 +135,7 @@ func runLeaseCreate(cmd *cobra.Command, c *cli, f *leaseFlags) error {
 		return err
 	}
 	if l.State == "rejected" {
-		return rejectedError{lease: l}
+		return rejectedError{l}
 	}
 	return nil
 }
