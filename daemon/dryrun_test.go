@@ -13,7 +13,6 @@ import (
 	"github.com/bora-sched/bora/api"
 )
 
-
 // TestDryRunIsSubmit: on two hosts of one core, h0 runs L1 (2 h) and L2
 // (2 VMs) waits for it; a dry run of each request below answers what
 // CreateLease then does (same state, reason, start, end, hosts), and
