@@ -69,8 +69,8 @@ deadline, a start that has passed) is printed with the reason and the
 command exits with code 3.
 
 With --dry-run nothing is created: the command prints where and when the
-lease would run if it were submitted now (or why it would be rejected,
-exiting with code 3, or 9 for an admission refusal).
+lease would run if it were submitted now, or why it would be rejected
+(then it exits as for a rejected lease).
 
 A local lease (the default origin) is always non-preemptable; an external
 lease is suspendable unless --class says otherwise.`,
