@@ -105,3 +105,21 @@ func TestCloneIsIndependent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkDryRun times one dry run of a best-effort lease (4 VMs of 1
+// core / 2 GB for 2 hours) into benchBusy's cluster: a copy of the
+// scheduler and a Submit on it. BenchmarkSubmitBestEffort is the Submit
+// alone.
+func BenchmarkDryRun(b *testing.B) {
+	for _, hosts := range benchSizes {
+		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
+			s, now := benchBusy(b, hosts, 1)
+			req := Request{Kind: BestEffort, Arrival: now.Sub(s.epoch), Duration: 2 * time.Hour, VMs: 4, CPU: 100,
+				Memory: 2048, Class: Suspendable, Origin: External}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				s.DryRun(now, req)
+			}
+		})
+	}
+}
