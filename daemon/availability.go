@@ -8,6 +8,7 @@ import (
 
 	"github.com/bora-sched/bora/availability"
 	"github.com/bora-sched/bora/scheduler"
+	"github.com/bora-sched/bora/slottable"
 	"github.com/bora-sched/bora/store"
 )
 
@@ -31,6 +32,7 @@ type hostAvailability struct {
 	threshold float64         // 0: no check
 	up, used  map[string]bool // by host name, as last fed
 	dirty     bool            // changed since the last commit
+	now       []bool          // by host ID: in use (trackAvailability's, kept to save allocations)
 }
 
 // loadAvailability builds the tracker from the store. A damaged record
@@ -80,16 +82,20 @@ func (d *Daemon) trackAvailability(t *tx) {
 	if !t.mutated && len(t.acts) == 0 && !a.dirty {
 		return // nothing started or ended on a host
 	}
-	used := map[string]bool{}
-	for _, l := range d.sched.Leases() {
-		if p, ok := l.Current(); ok {
-			for _, id := range p.Hosts {
-				used[d.hosts[id].Name] = true
+	if cap(a.now) < len(d.hosts) {
+		a.now = make([]bool, len(d.hosts))
+	}
+	used := a.now[:len(d.hosts)]
+	clear(used)
+	d.sched.HostsInUse(func(hosts []slottable.HostID) {
+		for _, id := range hosts {
+			if int(id) < len(used) {
+				used[id] = true
 			}
 		}
-	}
-	for _, h := range d.hosts {
-		u := used[h.Name]
+	})
+	for i, h := range d.hosts {
+		u := used[i]
 		if h.Retired || u == a.used[h.Name] || (!u && !h.Up) {
 			continue
 		}
