@@ -79,9 +79,6 @@ func (d *Daemon) trackAvailability(t *tx) {
 			a.up[h.Name], a.dirty = h.Up, true
 		}
 	}
-	if !t.mutated && len(t.acts) == 0 && !a.dirty {
-		return // nothing started or ended on a host
-	}
 	if cap(a.now) < len(d.hosts) {
 		a.now = make([]bool, len(d.hosts))
 	}
