@@ -11,8 +11,14 @@ import (
 var leaseActions = map[string]bool{"cancel": false, "suspend": true, "resume": true, "migrate": true}
 
 // createLease is POST /v1/leases: 201 with the lease, which may be in the
-// rejected state (a successful call that says no).
+// rejected state (a successful call that says no). With ?dry_run=true it
+// is a dry run (dryrun.go): 200 with the plan, nothing created.
 func (s *Server) createLease(w http.ResponseWriter, r *http.Request) {
+	dry, err := dryRunQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	b, err := readBody(w, r.Body, s.cfg.MaxBody)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -21,6 +27,10 @@ func (s *Server) createLease(w http.ResponseWriter, r *http.Request) {
 	var req LeaseRequest
 	if err := decodeJSON(b, &req); err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if dry {
+		s.dryRun(w, r, req)
 		return
 	}
 	l, err := s.svc.CreateLease(r.Context(), callerOf(r), req)

@@ -123,6 +123,11 @@ type Host struct {
 	// (with when, and until when energy management leaves it alone);
 	// empty once a switch works.
 	PowerError string `json:"power_error,omitempty"`
+	// Availability is the host's availability estimate (docs/models.md
+	// §4): 1 before any period of use has ended; AvailabilityPeriods
+	// how many have.
+	Availability        float64 `json:"availability"`
+	AvailabilityPeriods int     `json:"availability_periods"`
 }
 
 // BusyKind is the Kind of an Interval of another user's lease that

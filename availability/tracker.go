@@ -131,6 +131,14 @@ func (t *Tracker) Records() map[string]Host {
 	return out
 }
 
+// Record is a copy of host's record; false for a host never seen.
+func (t *Tracker) Record(host string) (Host, bool) {
+	if h := t.hosts[host]; h != nil {
+		return *h, true
+	}
+	return Host{}, false
+}
+
 // Hosts are the names of the hosts seen, sorted.
 func (t *Tracker) Hosts() []string { return slices.Sorted(maps.Keys(t.hosts)) }
 

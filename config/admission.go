@@ -25,6 +25,7 @@ import (
 //	  min_samples: 20       # ends a service time's mean and cv need
 //	  recompute_share: 0.05 # also recompute when the window has moved by this share
 //	  schedule: "*/10 * * * *" # the cron of the recomputation (UTC); "": by recompute_share only
+//	  availability: {threshold: 0, weight: 0.5, tau: 24h} # availability-aware check (availability.go)
 type Admission struct {
 	Policy         string        `yaml:"policy" bora:"lower"`
 	Threshold      time.Duration `yaml:"threshold"`
@@ -37,6 +38,8 @@ type Admission struct {
 	MinSamples     int           `yaml:"min_samples"`
 	RecomputeShare float64       `yaml:"recompute_share"`
 	Schedule       string        `yaml:"schedule"`
+	// Availability is the availability-aware check (availability.go).
+	Availability Availability `yaml:"availability"`
 }
 
 // DefaultAdmission is no admission stage (every external lease goes to
@@ -46,7 +49,7 @@ func DefaultAdmission() Admission {
 	d := admission.DefaultConfig()
 	return Admission{Threshold: d.Threshold, LowShare: d.LowShare, LowRatio: d.LowRatio, HighRatio: d.HighRatio,
 		MaxK: d.MaxK, Window: d.Estimator.Window, Warmup: d.Estimator.Warmup, MinSamples: d.Estimator.MinSamples,
-		RecomputeShare: d.RecomputeShare, Schedule: "*/10 * * * *"}
+		RecomputeShare: d.RecomputeShare, Schedule: "*/10 * * * *", Availability: DefaultAvailability()}
 }
 
 // Modelled reports whether a policy is named: the simulator then runs the
@@ -85,6 +88,8 @@ func (a Admission) Controller(policy string) (admission.Config, error) {
 
 // Validate checks the section; errors name the key.
 func (a Admission) Validate() error {
-	_, err := a.Controller("")
-	return err
+	if _, err := a.Controller(""); err != nil {
+		return err
+	}
+	return a.Availability.Validate()
 }

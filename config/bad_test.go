@@ -57,12 +57,15 @@ func TestBadFiles(t *testing.T) {
 		"power-command": `4: power.on: the command power driver needs on and off commands`,
 		"power-template": `5: power.on: template: on:1:12: executing "on" at <.Mac>: can't evaluate field Mac` +
 			` (the fields are .Name, .Address, .MAC and .BMC)`,
-		"energy-needs-power": `4: energy.policy: "pemp" switches hosts on and off: it needs power.driver fake, command or opennebula`,
-		"emulation-workload": `4: emulation.workload: open testdata/no-such-trace.yaml: no such file or directory`,
-		"jobs-cron":          `4: jobs.compaction: "every day" is not a cron schedule: expected exactly 5 fields, found 2: [every day]`,
-		"admission-policy":   `3: admission.policy: unknown policy "kapac" (want accept-all, one-at-a-time, pacp, rate)`,
-		"admission-share":    `3: admission.recompute_share: must be above 0 and at most 1, got 1.5`,
-		"admission-schedule": `3: admission.schedule: "every hour": expected exactly 5 fields, found 2: [every hour]`,
+		"energy-needs-power":     `4: energy.policy: "pemp" switches hosts on and off: it needs power.driver fake, command or opennebula`,
+		"emulation-workload":     `4: emulation.workload: open testdata/no-such-trace.yaml: no such file or directory`,
+		"jobs-cron":              `4: jobs.compaction: "every day" is not a cron schedule: expected exactly 5 fields, found 2: [every day]`,
+		"admission-policy":       `3: admission.policy: unknown policy "kapac" (want accept-all, one-at-a-time, pacp, rate)`,
+		"admission-share":        `3: admission.recompute_share: must be above 0 and at most 1, got 1.5`,
+		"availability-threshold": `3: admission.availability.threshold: must be 0 (off) or above 0 and at most 1, got 1.5`,
+		"availability-weight":    `3: admission.availability.weight: must be between 0 and 1, got -0.1`,
+		"availability-tau":       `5: admission.availability.tau: must be positive, got 0s`,
+		"admission-schedule":     `3: admission.schedule: "every hour": expected exactly 5 fields, found 2: [every hour]`,
 	}
 	files, err := filepath.Glob("testdata/*.bad.yaml")
 	if err != nil {

@@ -76,11 +76,12 @@ type Daemon struct {
 	unknown       []drivers.VMStatus // VMs the driver runs that bora does not know (reported, never killed)
 	restoreActs   []scheduler.Action // decided while restoring (VMs a repair stopped), enacted by startup
 	errs          map[scheduler.LeaseID][]string
-	capacity      capacityCheck   // capacity.go
-	admission     admitter        // submit.go: nil admits every request
-	adm           *admissionStage // admission.go: the admission stage's controller; nil without admission.policy
-	src           leaseSource     // the driver, when its users create leases (intake.go); nil otherwise
-	calls         sourceCalls     // what to tell the lease source once committed (sourcecalls.go)
+	capacity      capacityCheck     // capacity.go
+	admission     admitter          // submit.go: nil admits every request
+	adm           *admissionStage   // admission.go: the admission stage's controller; nil without admission.policy
+	avail         *hostAvailability // availability.go: the hosts' estimates
+	src           leaseSource       // the driver, when its users create leases (intake.go); nil otherwise
+	calls         sourceCalls       // what to tell the lease source once committed (sourcecalls.go)
 
 	mu     sync.Mutex // guards health and closed
 	health error

@@ -88,6 +88,7 @@ func (d *Daemon) restore(ctx context.Context, saved *store.State) error {
 			}
 		}
 	}
+	d.loadAvailability(saved) // availability.go
 	d.log.WithField("leases", len(saved.Leases)).WithField("live", len(d.written)).
 		WithField("hosts", len(d.hosts)).Info("state restored")
 	return nil
@@ -283,6 +284,9 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 	if err := d.adm.save(b.Meta); err != nil { // admission.go: when it changed
 		return err
 	}
+	if data, ok := d.availabilityRecord(); ok { // availability.go
+		b.Meta[metaAvailability], mutated = data, true
+	}
 	for id, data := range d.rewrite {
 		if _, ok := b.Leases[id]; !ok {
 			b.Leases[id] = data
@@ -299,6 +303,9 @@ func (d *Daemon) commit(extra []scheduler.LeaseID, full, mutated bool) error {
 	d.forgotten = nil
 	if admChanged {
 		d.adm.dirty = false
+	}
+	if d.avail != nil {
+		d.avail.dirty = false
 	}
 	clear(d.rewrite)
 	for id, data := range keep {

@@ -54,6 +54,7 @@ func (d *Daemon) decide(t *tx, evs []event) (res []result, pp *passPanic) {
 	t.acts = append(t.acts, d.sched.Advance(t.now)...)
 	t.acts = append(t.acts, d.power.step(t.now)...) // energyhooks.go
 	d.adm.tick(t)                                   // admission.go: the ends, the limit when due
+	d.trackAvailability(t)                          // availability.go
 	return res, nil
 }
 

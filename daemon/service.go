@@ -188,6 +188,7 @@ func (d *Daemon) hostView(c api.Caller, id slottable.HostID, now time.Time) api.
 	v := api.Host{Name: h.Name, CPU: float64(h.CPU) / 100, Memory: h.Memory, Enabled: h.Enabled && !h.Retired,
 		Up: h.Up, Power: h.Power, UsedCPU: float64(used[slottable.CPU]) / 100, UsedMemory: used[slottable.Memory],
 		EnergyKWh: d.power.energy(now, h.Name), PowerError: h.PowerError}
+	v.Availability, v.AvailabilityPeriods = d.hostAvailabilityView(h.Name) // availability.go
 	seen := map[uint64]bool{}
 	for _, r := range d.table.ReservationsOn(id, now, now.Add(time.Nanosecond)) {
 		if r.Lease == 0 || seen[r.Lease] { // lease 0: the host is off (its power reservation)

@@ -53,7 +53,11 @@ func (d *Daemon) submit(t *tx, s submission) (*scheduler.Lease, error) {
 		}
 	}
 	var l *scheduler.Lease
-	if ok, reason, detail := d.admit(t, req); !ok {
+	ok, reason, detail := d.admit(t, req)
+	if ok { // availability.go: after the policy, when admission.availability is on
+		ok, reason, detail = d.checkAvailability(t.now, req)
+	}
+	if !ok {
 		l = d.sched.Refuse(t.now, req, reason, detail)
 	} else {
 		t.acts = append(t.acts, d.power.beforeSubmit(t.now, req)...) // energyhooks.go: hosts for the lease

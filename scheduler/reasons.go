@@ -101,3 +101,11 @@ const (
 // limit and the policy ("7 external leases admitted, limit 7 (pacp,
 // D = 1,800 s)").
 const ReasonAdmissionLimit Reason = "admission-limit"
+
+// ReasonAvailability: an external lease refused by the
+// availability-aware check (docs/models.md §4, "Availability") because
+// the probability that all of the hosts it would run on stay up is below
+// admission.availability.threshold. The detail names the hosts, the
+// probability and the threshold ("hosts h3, h7 stay up with probability
+// 0.62, threshold 0.80").
+const ReasonAvailability Reason = "availability"

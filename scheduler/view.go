@@ -26,6 +26,17 @@ func (l *Lease) Plan() []PlanPhase {
 	return out
 }
 
+// HostsInUse calls f with the hosts of every lease's phase in progress
+// (one per VM): the hosts that have some lease's VMs on them now. It is
+// Leases and Current without copying the lease list.
+func (s *Scheduler) HostsInUse(f func(hosts []slottable.HostID)) {
+	for _, id := range s.ids {
+		if l := s.leases[id]; l != nil && l.cur < len(l.plan) && l.entered {
+			f(l.plan[l.cur].hosts)
+		}
+	}
+}
+
 // Current is the phase the lease is in now, if it is in one.
 func (l *Lease) Current() (PlanPhase, bool) {
 	if l.cur >= len(l.plan) || !l.entered {

@@ -209,7 +209,9 @@ func TestHostCommands(t *testing.T) {
 		"NAME    POWER  ENABLED  UP   CPU  USED_CPU  MEM  USED_MEM  LEASES",
 		"node01  on     yes      yes  8    2         16G  2G        1",
 		"node02  off    no       no   8    0         16G  0M        -")
-	d.bora(t, as(aliceToken), "", "host", "show", "node01").check(t, exitOK, "CPU:      8 cores, 2 used (25%)")
+	d.bora(t, as(aliceToken), "", "host", "show", "node01").check(t, exitOK, "CPU:           8 cores, 2 used (25%)",
+		"Availability:  0.667 (1 period)")
+	d.bora(t, as(aliceToken), "", "host", "show", "node02").check(t, exitOK, "Availability:  0.000 (0 periods)")
 	d.bora(t, as(aliceToken), "", "host", "show", "node09").check(t, exitNotFound)
 	d.bora(t, as(aliceToken), "", "host", "on", "node02").check(t, exitForbidden)
 	d.bora(t, root, "", "host", "on", "node02").check(t, exitOK, "node02  on")

@@ -27,7 +27,8 @@ var t0 = time.Date(2030, 1, 2, 10, 0, 0, 0, time.UTC)
 
 func newFakeService() *fakeService {
 	return &fakeService{now: t0, next: 1, leases: map[uint64]*api.Lease{}, hosts: map[string]*api.Host{
-		"node01": {Name: "node01", CPU: 8, Memory: 16384, Enabled: true, Up: true, Power: "on", UsedCPU: 2, UsedMemory: 2048, Leases: []uint64{1}},
+		"node01": {Name: "node01", CPU: 8, Memory: 16384, Enabled: true, Up: true, Power: "on", UsedCPU: 2, UsedMemory: 2048, Leases: []uint64{1},
+			Availability: 2.0 / 3, AvailabilityPeriods: 1},
 		"node02": {Name: "node02", CPU: 8, Memory: 16384, Enabled: false, Power: "off"},
 	}}
 }

@@ -111,10 +111,21 @@ func showHost(w io.Writer, h api.Host) error {
 	kv("Memory", fmt.Sprintf("%s, %s used (%s)", memory(h.Memory), memory(h.UsedMemory), percent(float64(h.UsedMemory), float64(h.Memory))))
 	kv("Leases", hostLeases(h, 20))
 	kv("Energy", fmt.Sprintf("%.3f kWh", h.EnergyKWh))
+	kv("Availability", availabilityText(h))
 	if h.PowerError != "" {
 		kv("Power error", h.PowerError)
 	}
 	return tw.Flush()
+}
+
+// availabilityText is a host's availability estimate (docs/models.md §4)
+// and the periods of use it comes from: "0.667 (1 period)".
+func availabilityText(h api.Host) string {
+	unit := "periods"
+	if h.AvailabilityPeriods == 1 {
+		unit = "period"
+	}
+	return fmt.Sprintf("%.3f (%d %s)", h.Availability, h.AvailabilityPeriods, unit)
 }
 
 func percent(part, whole float64) string {

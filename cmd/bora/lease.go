@@ -14,11 +14,15 @@ import (
 )
 
 // rejectedError is a lease the daemon created in the rejected state: the
-// call worked, the answer is no (exit code exitRejected).
+// call worked, the answer is no (exit code exitRejected). A lease of ID
+// 0 is a dry run's answer (dryrun.go): no lease was made.
 type rejectedError struct{ lease api.Lease }
 
 func (e rejectedError) Error() string {
 	msg := fmt.Sprintf("lease %d rejected", e.lease.ID)
+	if e.lease.ID == 0 {
+		msg = "the lease would be rejected"
+	}
 	if e.lease.Reason == string(scheduler.ReasonAdmissionLimit) && e.lease.Detail != "" {
 		// As the admission stage writes it (docs/models.md §4).
 		return msg + ": " + e.lease.Reason + ": " + e.lease.Detail
@@ -54,6 +58,7 @@ func newLeaseCmd(c *cli) *cobra.Command {
 type leaseFlags struct {
 	req  api.LeaseRequest
 	file string
+	dry  bool // --dry-run (dryrun.go)
 }
 
 func newLeaseCreateCmd(c *cli) *cobra.Command {
@@ -67,6 +72,10 @@ request; "-" reads stdin), from flags, or both (flags override the file).
 A lease the daemon rejects (too large for the cluster, no room before its
 deadline, a start that has passed) is printed with the reason and the
 command exits with code 3.
+
+With --dry-run nothing is created: the command prints where and when the
+lease would run if it were submitted now, or why it would be rejected
+(then it exits as for a rejected lease).
 
 A local lease (the default origin) is always non-preemptable; an external
 lease is suspendable unless --class says otherwise.`,
@@ -96,6 +105,7 @@ lease is suspendable unless --class says otherwise.`,
 	fl.StringVar(&r.Class, "class", "", "local leases: non-preemptable (the default and only class); external: cancellable, suspendable (default), migratable or non-preemptable")
 	fl.StringVar(&r.Origin, "origin", "", "local (default) or external (needs an external or admin token)")
 	fl.StringVar(&r.RealDuration, "real-duration", "", "emulation: how long the VMs really run before ending by themselves")
+	fl.BoolVar(&f.dry, "dry-run", false, "only say where and when the lease would run (or why it would be rejected): nothing is created")
 	return cmd
 }
 
@@ -103,6 +113,9 @@ func runLeaseCreate(cmd *cobra.Command, c *cli, f *leaseFlags) error {
 	req, err := leaseRequest(cmd, c, f)
 	if err != nil {
 		return err
+	}
+	if f.dry {
+		return runLeaseDryRun(cmd, c, req) // dryrun.go
 	}
 	cl, err := c.client()
 	if err != nil {

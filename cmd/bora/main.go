@@ -36,8 +36,9 @@ import (
 //	                  snapshot) is damaged or not a bora store
 //	8 exitBusy        store restore, store check: borad holds the store
 //	9 exitAdmission   lease create: the cluster's admission stage said no
-//	                  (reason admission-limit, docs/models.md §4): the
-//	                  lease exists, rejected; another cluster may take it
+//	                  (reason admission-limit or availability,
+//	                  docs/models.md §4): the lease exists, rejected;
+//	                  another cluster may take it
 //	130, 143          stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the
 //	                  signal's number (bora simulate says how far it got)
 const (
@@ -137,7 +138,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &sig):
 		return 128 + int(sig.sig)
-	case errors.As(err, &r) && r.lease.Reason == string(scheduler.ReasonAdmissionLimit):
+	case errors.As(err, &r) && (r.lease.Reason == string(scheduler.ReasonAdmissionLimit) ||
+		r.lease.Reason == string(scheduler.ReasonAvailability)):
 		return exitAdmission
 	case errors.As(err, &r):
 		return exitRejected
