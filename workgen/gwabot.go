@@ -29,6 +29,8 @@ func init() {
 		{"tasks_b", "2.11", "shape of the Weibull tasks per request"},
 		{"low_share", "0.5", "share of low-urgency external requests (deadline ratio N(4,1)); the rest high (N(2,1))"},
 		{"external_class", "suspendable", "preemption class of the external requests"},
+		{"external_kind", "deadline", "deadline: each external request is due at arrival + ratio x duration; best-effort: queued without a deadline (cancellable or suspendable classes only), the urgency still drawn (the admission threshold D of docs/models.md §4 follows from it)"},
+		{"memory", "1024", "memory of each task's VM, MB (1-1024; the hosts have 1024): what a suspension or resumption costs under the overhead model (docs/models.md §2), which the source does not charge"},
 		localNotice,
 		{"moldable", "false", "reshape a request of more tasks than the smallest cluster's hosts to that width, longer in proportion"},
 	}, generate: generateGWABot, multi: true}
@@ -48,6 +50,8 @@ type gwaSetup struct {
 	tasksA, tasksB float64
 	lowShare       float64
 	class          scheduler.Class
+	bestEffort     bool  // external_kind=best-effort: no deadline
+	memory         int64 // MB of each VM
 	notice         delay
 	moldable       bool
 }
@@ -61,7 +65,7 @@ func readGWABot(v values) (gwaSetup, error) {
 		}
 	}
 	var days, alphaL, betaL, mL float64
-	var class, moldable string
+	var class, kind, moldable string
 	get(func() (e error) { days, e = v.float("days", 0.001, 3650); return })
 	get(func() (e error) { s.ext.alpha, e = v.float("alpha_e", 0.001, 1e6); return })
 	get(func() (e error) { s.ext.beta, e = v.float("beta_e", 0.05, 100); return })
@@ -77,10 +81,16 @@ func readGWABot(v values) (gwaSetup, error) {
 		class, e = v.choice("external_class", "cancellable", "suspendable", "migratable", "non-preemptable")
 		return
 	})
+	get(func() (e error) { kind, e = v.choice("external_kind", "deadline", "best-effort"); return })
+	get(func() (e error) { mem, e := v.int("memory", 1, 1024); s.memory = int64(mem); return e })
 	get(func() (e error) { s.notice, e = v.delay("local_notice"); return })
 	get(func() (e error) { moldable, e = v.choice("moldable", "false", "true"); return })
 	if err != nil {
 		return s, err
+	}
+	s.bestEffort = kind == "best-effort"
+	if s.bestEffort && class != string(scheduler.Cancellable) && class != string(scheduler.Suspendable) {
+		return s, fmt.Errorf("external_kind=best-effort with external_class=%q: a best-effort request is cancellable or suspendable: %w", class, ErrBadParam)
 	}
 	s.span = days * day.Seconds()
 	s.class, s.moldable = scheduler.Class(class), moldable == "true"
@@ -137,7 +147,7 @@ func (s *gwaSetup) stream(r *rand.Rand, st bagStream, prefix string) []scheduler
 			return reqs
 		}
 		reqs = append(reqs, scheduler.Request{Name: prefix + strconv.Itoa(len(reqs)+1), Arrival: millis(t),
-			Duration: millis(d), VMs: n, CPU: 100, Memory: 1024})
+			Duration: millis(d), VMs: n, CPU: 100, Memory: s.memory})
 	}
 }
 
@@ -159,8 +169,13 @@ func generateGWABot(seed uint64, v values) (*Workload, error) {
 		if r.Float64() < s.lowShare {
 			mu = 4
 		}
-		ratio := max(1, normal(r, mu, 1))
-		req.Kind, req.Class, req.Origin = scheduler.Deadline, s.class, scheduler.External
+		ratio := max(1, normal(r, mu, 1)) // drawn for every kind: the rest of the stream stays the same
+		req.Class, req.Origin = s.class, scheduler.External
+		if s.bestEffort {
+			req.Kind = scheduler.BestEffort
+			continue
+		}
+		req.Kind = scheduler.Deadline
 		req.Deadline = req.Arrival + time.Duration(math.Ceil(ratio*float64(req.Duration)/1e6))*time.Millisecond
 	}
 	for i, c := range das2Clusters {

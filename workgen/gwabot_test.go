@@ -82,6 +82,44 @@ func TestGWABotDeadlines(t *testing.T) {
 	}
 }
 
+// external_kind=best-effort makes the same requests best-effort leases
+// without a deadline (the urgency is still drawn, so every other draw is
+// the same); memory sets every VM's memory. A best-effort request of a
+// deadline-bound class is refused.
+func TestGWABotBestEffortAndMemory(t *testing.T) {
+	params := map[string]string{"days": "0.05"}
+	dl, err := Generate("gwa-bot", 3, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params["external_kind"], params["memory"] = "best-effort", "64"
+	be, err := Generate("gwa-bot", 3, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(be.Requests) != len(dl.Requests) || len(be.Requests) < 100 {
+		t.Fatalf("%d best-effort requests, %d deadline ones", len(be.Requests), len(dl.Requests))
+	}
+	for i, r := range be.Requests {
+		d := dl.Requests[i]
+		if r.Kind != scheduler.BestEffort || r.Deadline != 0 || r.Class != scheduler.Suspendable || r.Memory != 64 || r.Validate() != nil ||
+			r.Arrival != d.Arrival || r.Duration != d.Duration || r.VMs != d.VMs {
+			t.Fatalf("request %d: %+v, deadline twin %+v", i, r, d)
+		}
+	}
+	for i, c := range be.Clusters {
+		for j, r := range c.Requests {
+			if d := dl.Clusters[i].Requests[j]; r.Memory != 64 || r.Arrival != d.Arrival || r.Kind != d.Kind {
+				t.Fatalf("%s request %d: %+v, with 1024 MB %+v", c.Name, j, r, d)
+			}
+		}
+	}
+	_, err = Generate("gwa-bot", 3, map[string]string{"external_kind": "best-effort", "external_class": "migratable"})
+	if !errors.Is(err, ErrBadParam) || !containsWord(err, "external_kind=best-effort") {
+		t.Errorf("best-effort migratable: %v, want ErrBadParam naming external_kind", err)
+	}
+}
+
 // The clusters: C64, C128, C256 with local immediate leases; C128's
 // local stream has the mean inter-arrival 4 Γ(1 + 1/7.86) = 3.76 s, so
 // about 11.5k requests in half a day; C64 (alpha 5) fewer, C256 (alpha
@@ -119,6 +157,7 @@ func TestGWABotClusters(t *testing.T) {
 func TestGWABotBadParams(t *testing.T) {
 	for _, c := range []struct{ k, v string }{
 		{"alpha_l", "1"}, {"alpha_e", "0.00001"}, {"external_class", "urgent"}, {"moldable", "yes"}, {"sigma", "-1"},
+		{"external_kind", "urgent"}, {"memory", "0"}, {"memory", "2048"}, {"memory", "1.5"},
 	} {
 		_, err := Generate("gwa-bot", 1, map[string]string{c.k: c.v})
 		if !errors.Is(err, ErrBadParam) || !containsWord(err, c.k+"=") {
