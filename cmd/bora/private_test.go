@@ -1,17 +1,11 @@
 package main
 
 import (
-	"context"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/sirupsen/logrus"
 
 	"github.com/bora-sched/bora/config"
-	borad "github.com/bora-sched/bora/daemon"
 )
 
 // startBorad runs a real daemon (fake driver, real clock) with two hosts
@@ -28,31 +22,7 @@ func startBorad(t *testing.T) string {
 		{Token: adminToken, User: "ops", Admin: true}}
 	c.Jobs = config.Jobs{}
 	c.Hosts = []config.HostSpec{{Name: "h0", CPU: 1, Memory: 1024}, {Name: "h1", CPU: 1, Memory: 1024}}
-	lg := logrus.New()
-	lg.SetOutput(io.Discard)
-	d, err := borad.New(context.Background(), borad.Options{Config: c, Log: lg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := borad.NewAPIServer(d, c, lg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	go func() { done <- d.Run(ctx) }()
-	go func() { done <- srv.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		<-done
-	})
-	select {
-	case <-srv.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("API not ready")
-	}
-	return c.API.Socket
+	return startRealDaemon(t, c).socket
 }
 
 // TestPrivateDataInTheCLI: with api.private_data on, alice's host list
