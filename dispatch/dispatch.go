@@ -32,10 +32,15 @@ func RoundRobin(reqs []scheduler.Request, n int) ([][]scheduler.Request, error) 
 	}
 	out := make([][]scheduler.Request, n)
 	for i, r := range byArrival(reqs) {
-		out[i%n] = append(out[i%n], r)
+		j := roundRobin(i, n)
+		out[j] = append(out[j], r)
 	}
 	return out, nil
 }
+
+// roundRobin is round robin's rule: the i-th request (from 0) over n
+// clusters goes to cluster i mod n.
+func roundRobin(i, n int) int { return i % n }
 
 // Merge is one cluster's stream: its local requests and its share of the
 // external ones, in arrival order; at the same arrival, local requests
