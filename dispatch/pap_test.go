@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -248,10 +249,10 @@ func BenchmarkPAP(b *testing.B) {
 		capacity := 0.0
 		for j := range cs {
 			theta := 0.5 + float64(j%7)*0.1
-			cs[j] = cl(string(rune('a'+j%26))+string(rune('0'+j/26)), theta, 0.2+float64(j%5)*0.1, 1)
+			cs[j] = cl(fmt.Sprintf("c%d", j), theta, 0.2+float64(j%5)*0.1, 1)
 			capacity += (1 - cs[j].Rho()) / theta
 		}
-		b.Run(string(rune('0'+n/100))+string(rune('0'+n/10%10))+string(rune('0'+n%10)), func(b *testing.B) {
+		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := PAP(cs, 0.7*capacity); err != nil {
 					b.Fatal(err)
