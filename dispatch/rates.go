@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/bora-sched/bora/fielderr"
 )
@@ -97,7 +98,7 @@ func NewRandom(p []float64, r *rand.Rand) (*Random, error) {
 	if r == nil {
 		return nil, fielderr.Wrap(ErrInput, "rand", "random dispatch needs a seeded *rand.Rand")
 	}
-	return &Random{p: p, r: r}, nil
+	return &Random{p: slices.Clone(p), r: r}, nil
 }
 
 // Next draws the next cluster: j with probability P_j (one Float64 of

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bora-sched/bora/fielderr"
 )
@@ -34,7 +35,7 @@ func NewRTDP(p []float64, fastest int, types []float64) (*RTDP, error) {
 	if fastest < 0 || fastest >= len(p) {
 		return nil, fielderr.Wrap(ErrInput, "fastest", "cluster %d out of 0..%d", fastest, len(p)-1)
 	}
-	d := &RTDP{p: p, types: types, x: make([]float64, len(p)), y: make([][]int, len(types))}
+	d := &RTDP{p: slices.Clone(p), types: slices.Clone(types), x: make([]float64, len(p)), y: make([][]int, len(types))}
 	d.x[fastest] = 1
 	for i := range d.y {
 		d.y[i] = make([]int, len(p))
