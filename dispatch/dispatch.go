@@ -1,17 +1,12 @@
 package dispatch
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 
 	"github.com/bora-sched/bora/scheduler"
 )
-
-// ErrClusters is returned by a Split asked to split over fewer than one
-// cluster.
-var ErrClusters = errors.New("need at least one cluster")
 
 // Split assigns each request of an external stream to one of n clusters
 // and returns each cluster's share, in arrival order. It does not change

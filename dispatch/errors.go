@@ -2,9 +2,11 @@ package dispatch
 
 import "errors"
 
-// The errors of the rate splits and the dispatchers. ErrClusters is in
-// dispatch.go, beside the split that returns it.
+// The errors of the package.
 var (
+	// ErrClusters is returned by a Split, a rate split or a dispatcher
+	// asked to work over fewer than one cluster.
+	ErrClusters = errors.New("need at least one cluster")
 	// ErrInput is wrapped by every refusal of a cluster's inputs, a rate,
 	// a share or a dry-run answer (a *fielderr.Error names the field).
 	ErrInput = errors.New("bad dispatch input")
