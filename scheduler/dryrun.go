@@ -58,24 +58,21 @@ func (s *Scheduler) DryRun(now time.Time, req Request) DryRun {
 // does not affect the other. The copy logs nothing and records no
 // intervals (Record is nil).
 func (s *Scheduler) Clone() *Scheduler {
-	c := &Scheduler{
-		cfg: s.cfg, table: s.table.Clone(), epoch: s.epoch, mapper: s.mapper, rule: s.rule,
-		log:    discard{},
-		leases: make(map[LeaseID]*Lease, len(s.leases)),
-		ids:    slices.Clone(s.ids), nextID: s.nextID,
-		queue: slices.Clone(s.queue), wake: slices.Clone(s.wake),
-		out: slices.Clone(s.out), dirty: s.dirty, decisions: s.decisions, now: s.now,
-		stats: s.stats,
-		power: s.power.clone(),
-	}
-	c.stats.Search = maps.Clone(s.stats.Search)
+	c := *s // every value field, a field added later too; then the shared ones
+	c.table, c.log, c.Record = s.table.Clone(), discard{}, nil
+	c.leases = make(map[LeaseID]*Lease, len(s.leases))
 	for id, l := range s.leases {
 		c.leases[id] = l.clone()
 	}
-	return c
+	c.ids, c.queue, c.wake, c.out = slices.Clone(s.ids), slices.Clone(s.queue), slices.Clone(s.wake), slices.Clone(s.out)
+	c.stats.Search = maps.Clone(s.stats.Search)
+	c.power = s.power.clone()
+	return &c
 }
 
-// clone is a deep copy of the lease, without its fit memo.
+// clone is a deep copy of the lease, without its fit memos (a memo is
+// tied to its table's history: one of the original's never holds on the
+// copy's table).
 func (l *Lease) clone() *Lease {
 	c := *l
 	c.History = slices.Clone(l.History)
@@ -98,7 +95,7 @@ func (l *Lease) clone() *Lease {
 		c.pending = &p
 	}
 	c.promise = slices.Clone(l.promise)
-	c.fit = slottable.FitMemo{}
+	c.fit, c.scratch = slottable.FitMemo{}, slottable.FitMemo{}
 	c.kept, c.keptGen = 0, 0
 	return &c
 }
