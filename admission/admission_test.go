@@ -3,6 +3,7 @@ package admission
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -414,5 +415,23 @@ func TestReasonExample(t *testing.T) {
 	ctl.state = State{Policy: PACP, ComputedAt: at(1), Threshold: 1800, Limit: Limit{K: 7}, Warm: true}
 	if d := ctl.Decide(at(2), 7); d.String() != "admission-limit: 7 external leases admitted, limit 7 (pacp, D = 1,800 s)" {
 		t.Errorf("got %q", d)
+	}
+}
+
+func TestViolationRate(t *testing.T) {
+	cases := []struct {
+		name                     string
+		accepted, rejected, late int
+		want                     float64
+	}{
+		{"none", 0, 0, 0, 0},
+		{"all rejected", 0, 3, 0, 100},
+		{"mixed", 8, 2, 2, 40}, // (8·2/8 + 2)/10 × 100
+		{"none late", 5, 0, 0, 0},
+	}
+	for _, c := range cases {
+		if got := ViolationRate(c.accepted, c.rejected, c.late); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -83,3 +83,17 @@ func (c *Controller) Arrive(now time.Time, req scheduler.Request, admitted *Admi
 func (c *Controller) Held() (int, time.Time) {
 	return len(c.est.obs) - c.est.head, c.est.since
 }
+
+// ViolationRate is VR = (a·v + r)/(a + r) × 100 of docs/models.md §4,
+// for accepted external leases of which late waited longer than D
+// (v = late/accepted) and rejected ones; 0 when there are none.
+func ViolationRate(accepted, rejected, late int) float64 {
+	if accepted+rejected == 0 {
+		return 0
+	}
+	v := 0.0
+	if accepted > 0 {
+		v = float64(late) / float64(accepted)
+	}
+	return (float64(accepted)*v + float64(rejected)) / float64(accepted+rejected) * 100
+}

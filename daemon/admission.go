@@ -307,18 +307,13 @@ func (t *overTally) admissionRates(v *api.Admission) {
 	if t.external > 0 {
 		v.CompletedPercent = float64(t.externalDone) / float64(t.external) * 100
 	}
-	if a+r == 0 {
-		return
-	}
 	late := max(a-len(t.waits), 0) // never started
 	for _, w := range t.waits {
 		if v.ThresholdS > 0 && w.Wait.Seconds() > v.ThresholdS {
 			late++
 		}
 	}
-	late = min(late, a)
-	// a*v = late: v = late/a.
-	v.ViolationRate = float64(late+r) / float64(a+r) * 100
+	v.ViolationRate = admission.ViolationRate(a, r, min(late, a))
 }
 
 // Admission is GET /v1/admission: ErrNotFound without a policy.

@@ -126,14 +126,7 @@ func (a *admissionStage) metrics(e *engine, m *report.Metrics) {
 			late++
 		}
 	}
-	vr, rr := 0.0, pct(refused, ext)
-	if accepted+rejected > 0 {
-		v := 0.0
-		if accepted > 0 {
-			v = float64(late) / float64(accepted)
-		}
-		vr = (float64(accepted)*v + float64(rejected)) / float64(accepted+rejected) * 100
-	}
+	vr, rr := admission.ViolationRate(accepted, rejected, late), pct(refused, ext)
 	m.AdmissionViolationRate, m.AdmissionRejectionRate = &vr, &rr
 	m.ExternalRejections = byReason
 	st := a.ctl.Current()
