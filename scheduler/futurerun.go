@@ -21,7 +21,7 @@ func (s *Scheduler) futureRun(l *Lease, from time.Time, sp []stepSpec, full plac
 	if !s.cfg.FuturePartialRuns || s.cfg.Backfilling != BackfillAggressive || !s.mayRunShort(l) || l.Req.Kind == Deadline {
 		return placement{}, nil, false
 	}
-	suspend := s.cfg.Overheads.Suspend(l.mems())
+	suspend := s.cfg.Overheads.Suspend(s.boundMems(l))
 	prefix := prefixOf(sp)
 	minRun := time.Duration(s.cfg.ThresholdFactor * float64(prefix+suspend))
 	if minRun <= 0 {

@@ -75,6 +75,21 @@ func (l *Lease) memsOn(hosts []slottable.HostID) [][]int64 {
 	return out
 }
 
+// boundMems is the memory sizes of the VMs whose suspension or
+// resumption one after the other bounds lease l's on whatever hosts a
+// search finds (docs/models.md §2, searching with the overheads): all its
+// VMs on shared storage, where they go one after the other wherever they
+// are; on local storage, where the hosts work in parallel and each its own
+// VMs in turn, only as many as one host can hold (MostPerHost), which is
+// the longest any host's share can last. The search reserves this bound;
+// onHosts then times the hosts found.
+func (s *Scheduler) boundMems(l *Lease) []int64 {
+	if !s.cfg.Overheads.Local() {
+		return l.mems()
+	}
+	return memories(min(l.Req.VMs, max(1, s.table.MostPerHost(l.Per()))), l.Req.Memory)
+}
+
 // suspendTime is L^s for lease l's VMs on hosts (docs/models.md §2): on
 // shared storage the hosts do not matter (the VMs go one after the other
 // wherever they are), so they are not grouped.
@@ -96,8 +111,8 @@ func (s *Scheduler) preemptionCost(l *Lease, op Operation, hosts []slottable.Hos
 
 // onHosts is sp with its resume and suspend steps timed for lease l's VMs
 // on hosts: on local storage they last the longest host's share, not the
-// sum (the search that found hosts reserved the sum, an upper bound). On
-// shared storage sp is returned as it is.
+// sum (the search that found hosts reserved boundMems' time, an upper
+// bound). On shared storage sp is returned as it is.
 func (s *Scheduler) onHosts(l *Lease, sp []stepSpec, hosts []slottable.HostID) []stepSpec {
 	o := s.cfg.Overheads
 	if !o.Local() {

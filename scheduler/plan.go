@@ -24,7 +24,7 @@ func (s *Scheduler) steps(l *Lease) ([]stepSpec, time.Duration) {
 		if l.migrate && s.cfg.Migration == MigrationYes {
 			sp = append(sp, stepSpec{phMigrate, o.Copy(l.mems())})
 		}
-		sp = append(sp, stepSpec{phResume, o.Resume(l.mems())})
+		sp = append(sp, stepSpec{phResume, o.Resume(s.boundMems(l))})
 	} else if o.Enactment > 0 {
 		sp = append(sp, stepSpec{phPrepare, o.Enactment})
 	}

@@ -33,7 +33,7 @@ func (s *Scheduler) mayRunShort(l *Lease) bool {
 // ThresholdFactor times its overheads and shorter than its remaining time.
 func (s *Scheduler) partialAt(l *Lease, from time.Time, sp []stepSpec) (placement, []stepSpec, bool) {
 	f := s.cfg.ThresholdFactor
-	suspend := s.cfg.Overheads.Suspend(l.mems())
+	suspend := s.cfg.Overheads.Suspend(s.boundMems(l))
 	gap, ok := s.longestGap(l, from, prefixOf(sp)+l.Remaining+suspend)
 	if !ok {
 		return placement{}, nil, false
@@ -46,7 +46,8 @@ func (s *Scheduler) partialAt(l *Lease, from time.Time, sp []stepSpec) (placemen
 		sp = withoutCopy(sp) // build leaves it out: the images are there
 	}
 	// On local storage the hosts found resume and suspend in parallel: as
-	// long as the longest host's share, at most the sum searched with.
+	// long as the longest host's share, at most the bound searched with
+	// (boundMems).
 	sp, suspend = s.onHosts(l, sp, p.hosts), s.suspendTime(l, p.hosts)
 	prefix := prefixOf(sp)
 	minRun := time.Duration(f * float64(prefix+suspend))

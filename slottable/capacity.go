@@ -2,6 +2,7 @@ package slottable
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -34,4 +35,22 @@ func (t *Table) SetCapacity(h HostID, capacity Resources) error {
 		}
 	}
 	return nil
+}
+
+// MostPerHost is how many copies of per the largest host holds at its
+// full capacity: the most a placement can put on one host. Dimensions
+// per does not use (zero) do not limit it; with none used it is max int.
+// Cost: O(hosts x dims).
+func (t *Table) MostPerHost(per Resources) int {
+	most := 0
+	for _, h := range t.hosts {
+		n := math.MaxInt
+		for d, need := range per {
+			if need > 0 && d < len(h.Capacity) {
+				n = min(n, int(h.Capacity[d]/need))
+			}
+		}
+		most = max(most, n)
+	}
+	return most
 }

@@ -2,6 +2,7 @@ package slottable
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -44,5 +45,33 @@ func TestSetCapacity(t *testing.T) {
 	}
 	if hh, _ := tb.Host(h); hh.Capacity[CPU] != 200 {
 		t.Errorf("a refused SetCapacity changed the host: %v", hh.Capacity)
+	}
+}
+
+func TestMostPerHost(t *testing.T) {
+	tb := New()
+	if n := tb.MostPerHost(Resources{100, 1024}); n != 0 {
+		t.Errorf("no hosts: %d, want 0", n)
+	}
+	_, _ = tb.AddHost("small", Resources{200, 4096}) // 2 cores, 4 GB
+	_, _ = tb.AddHost("big", Resources{800, 3072})   // 8 cores, 3 GB
+	for _, c := range []struct {
+		name string
+		per  Resources
+		want int
+	}{
+		// small: min(200/100, 4096/1024) = 2; big: min(8, 3) = 3.
+		{"cpu and memory", Resources{100, 1024}, 3},
+		// small: min(4, 4) = 4; big: min(16, 3) = 3.
+		{"half a core", Resources{50, 1024}, 4},
+		// Memory only: small 4096/512 = 8, big 3072/512 = 6.
+		{"no cpu", Resources{0, 512}, 8},
+		// Larger than every host.
+		{"too large", Resources{1000, 1024}, 0},
+		{"nothing", Resources{0, 0}, math.MaxInt},
+	} {
+		if n := tb.MostPerHost(c.per); n != c.want {
+			t.Errorf("%s: MostPerHost(%v) = %d, want %d", c.name, c.per, n, c.want)
+		}
 	}
 }
