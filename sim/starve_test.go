@@ -139,6 +139,7 @@ func TestScenarioFuturePartialRunLocalStorage(t *testing.T) {
 		lease("AR").VMs(4).AR(1700).For(10000),
 		lease("BIG").VMs(4).At(1).For(5000),
 		lease("Y").At(500).For(1100).Class(scheduler.Cancellable),
+		lease("AR2").VMs(4).AR(17500).For(1000),
 	}
 	// One VM of 1024 MB a host: L^s = 0.005 + 1024/6.36 + 2.3 =
 	// 163.3113 s and L^r = 0.005 + 1024/8.12 = 126.1134 s. With F = 1 a
@@ -146,7 +147,9 @@ func TestScenarioFuturePartialRunLocalStorage(t *testing.T) {
 	// the gap [1000, 1700), runs to 1700 - 163.3113 = 1536.6887 and is
 	// suspended before the AR. Y, which would overlap that gap, waits; it
 	// takes the reservation once BIG has started, [11700, 12800), and
-	// BIG's 4463.3113 s left run after it, resumed at 12800.
+	// BIG's 4463.3113 s left run after it, resumed at 12800: 126.1134 +
+	// 4463.3113 = 4589.4247 s fit before AR2 at 17500 (the four VMs
+	// resumed one after the other, 504.4535 s, would not: 4967.7648).
 	now := []string{
 		"X1 vm 0.000-1000.000 @0,1,2",
 		"X2 vm 0.000-400.000 @3",
@@ -156,6 +159,7 @@ func TestScenarioFuturePartialRunLocalStorage(t *testing.T) {
 		"Y vm 11700.000-12800.000 @0",
 		"BIG resume 12800.000-12926.113 @0,1,2,3",
 		"BIG vm 12926.113-17389.425 @0,1,2,3",
+		"AR2 vm 17500.000-18500.000 @0,1,2,3",
 	}
 	// Searched with the four VMs one after the other, as before (L^s =
 	// 4*0.005 + 4*161.0063 + 2.3 = 646.3452 s, twice that 1292.6904 >
@@ -167,6 +171,7 @@ func TestScenarioFuturePartialRunLocalStorage(t *testing.T) {
 		"Y vm 500.000-1600.000 @3",
 		"AR vm 1700.000-11700.000 @0,1,2,3",
 		"BIG vm 11700.000-16700.000 @0,1,2,3",
+		"AR2 vm 17500.000-18500.000 @0,1,2,3",
 	}
 	_ = before // what the test asserted against the code before the fix
 	cfg := scheduler.DefaultConfig()
