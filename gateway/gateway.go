@@ -112,11 +112,11 @@ func New(o Options) (*Gateway, error) {
 func (g *Gateway) Close() error { return g.leases.Close() }
 
 // Run polls the clusters every poll period and computes the split again
-// every recompute period, until ctx ends. It polls once at once.
+// every recompute period, until ctx ends. Serve polls once before it
+// answers, so that the first leases find the clusters up.
 func (g *Gateway) Run(ctx context.Context) error {
 	g.log.WithFields(logrus.Fields{"clusters": len(g.members), "policy": g.cfg.Policy,
 		"poll": g.cfg.Poll, "recompute": g.cfg.Recompute}).Info("gateway started")
-	g.Poll(ctx)
 	poll := time.NewTicker(g.cfg.Poll)
 	defer poll.Stop()
 	recompute := time.NewTicker(g.cfg.Recompute)

@@ -49,6 +49,7 @@ func Serve(ctx context.Context, c Config, log *logrus.Logger, ready func(*api.Se
 	if err != nil {
 		return err
 	}
+	g.Poll(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 1)
