@@ -329,7 +329,20 @@ clusters:
 		}
 	}
 	if retried == 0 {
-		t.Error("c's admission refused no lease")
+		t.Fatal("c's admission refused no lease")
+	}
+	// bora lease show through the gateway: the cluster's view, the
+	// cluster's name, and the refusal in the history.
+	for _, l := range leases {
+		if tr := l.tried(); tr[0] == "c:refused:admission-limit" {
+			out, errOut, code := gw.bora("lease", "show", fmt.Sprint(l.ID))
+			if code != 0 || !strings.Contains(out, "Cluster:") || !strings.Contains(out, "refused") ||
+				!strings.Contains(out, "admission-limit") || !strings.Contains(out, "cluster c: ") {
+				t.Fatalf("lease show %d: exit %d: %s%s", l.ID, code, out, errOut)
+			}
+			t.Logf("bora lease show %d through the gateway:\n%s", l.ID, out)
+			break
+		}
 	}
 	t.Logf("%d leases refused by c's admission and placed elsewhere", retried)
 
