@@ -32,6 +32,7 @@ type fakeCluster struct {
 	leases map[uint64]api.Lease
 	next   uint64
 	stats  api.Stats // returned with Hosts set
+	dryFor time.Duration
 }
 
 const fakeToken = "gateway-token-0123456789"
@@ -192,3 +193,16 @@ func submit(t *testing.T, g *Gateway) api.Lease {
 	}
 	return l
 }
+
+// DryRunLease plans every lease to start at dryStart and end dryFor
+// later (earliest-finish reads these); a zero dryFor rejects it.
+func (f *fakeCluster) DryRunLease(_ context.Context, _ api.Caller, _ api.LeaseRequest) (api.LeasePlan, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dryFor == 0 {
+		return api.LeasePlan{State: "rejected", Reason: "no-capacity"}, nil
+	}
+	return api.LeasePlan{State: "scheduled", Start: dryStart, End: dryStart.Add(f.dryFor)}, nil
+}
+
+var dryStart = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
