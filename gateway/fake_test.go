@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/bora-sched/bora/api"
 	"github.com/bora-sched/bora/fielderr"
 	"github.com/bora-sched/bora/scheduler"
@@ -177,9 +179,41 @@ func newGateway(t *testing.T, c Config) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = g.Close() })
+	t.Cleanup(func() {
+		checkMap(t, g.leases)
+		_ = g.Close()
+	})
 	g.Poll(context.Background())
 	return g
+}
+
+// checkMap runs bbolt's consistency check over the map, and checks that
+// every record decodes, is stored under its own id, and names a cluster
+// exactly when its last try forwarded it.
+func checkMap(t *testing.T, m *Map) {
+	t.Helper()
+	err := m.db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			t.Errorf("bbolt check: %v", err)
+		}
+		return tx.Bucket(bucketLeases).ForEach(func(k, data []byte) error {
+			var r Record
+			if err := decode(data, &r); err != nil {
+				return err
+			}
+			if string(key(r.ID)) != string(k) {
+				t.Errorf("record %d stored under key %x", r.ID, k)
+			}
+			forwarded := len(r.Tries) > 0 && r.Tries[len(r.Tries)-1].Outcome == OutcomeForwarded
+			if forwarded != (r.Cluster != "") || r.Last == nil {
+				t.Errorf("record %d: cluster %q, tries %+v, last %v", r.ID, r.Cluster, r.Tries, r.Last != nil)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Error(err)
+	}
 }
 
 var alice = api.Caller{User: "alice", UID: -1}
