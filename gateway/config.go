@@ -118,22 +118,22 @@ func Parse(data []byte, name string) (Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		line, msg := yamlstrict.Syntax(err)
-		return Config{}, fmt.Errorf("%s: line %d: %s: %w", name, line, msg, ErrConfig)
+		return Config{}, configError{fmt.Errorf("%s: line %d: %s", name, line, msg)}
 	}
 	if len(root.Content) == 0 {
-		return Config{}, fmt.Errorf("%s: empty file: %w", name, ErrConfig)
+		return Config{}, configError{fmt.Errorf("%s: empty file", name)}
 	}
 	doc := root.Content[0]
 	lines, err := yamlstrict.Lines(doc)
 	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w (%w)", name, err, ErrConfig)
+		return Config{}, configError{fmt.Errorf("%s: %w", name, err)}
 	}
 	if err := yamlstrict.Decode(doc, &c, ""); err != nil {
-		return Config{}, fmt.Errorf("%s: %w (%w)", name, err, ErrConfig)
+		return Config{}, configError{fmt.Errorf("%s: %w", name, err)}
 	}
 	// Each cluster's keys left out take defaultCluster's values.
 	if err := c.decodeClusters(doc); err != nil {
-		return Config{}, fmt.Errorf("%s: %w (%w)", name, err, ErrConfig)
+		return Config{}, configError{fmt.Errorf("%s: %w", name, err)}
 	}
 	if err := c.Validate(); err != nil {
 		var fe *fielderr.Error
@@ -168,11 +168,19 @@ func (c *Config) decodeClusters(doc *yaml.Node) error {
 	return nil
 }
 
+// configError is a refusal of a file that is not a fielderr.Error (a
+// syntax error, a yamlstrict.Error with its line): it reads as err and
+// wraps both err and ErrConfig.
+type configError struct{ err error }
+
+func (e configError) Error() string   { return e.err.Error() }
+func (e configError) Unwrap() []error { return []error{e.err, ErrConfig} }
+
 // Load reads and validates the configuration file at path.
 func Load(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("%w (%w)", err, ErrConfig)
+		return Config{}, configError{err}
 	}
 	return Parse(data, path)
 }
