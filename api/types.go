@@ -96,6 +96,9 @@ type Lease struct {
 	Plan            []Phase    `json:"plan,omitempty"`
 	DriverIDs       []string   `json:"driver_ids,omitempty"` // e.g. OpenNebula VM ids, domain names
 	EnactmentErrors []string   `json:"enactment_errors,omitempty"`
+	// Cluster is the cluster that holds the lease, when a gateway
+	// answers (bora gateway serve); empty from borad.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // LeaseFilter selects leases in GET /v1/leases (?state=&user=).

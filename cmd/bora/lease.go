@@ -294,6 +294,9 @@ func (c *cli) showLease(w io.Writer, l api.Lease) error {
 	kv("Kind", l.Kind)
 	kv("Class", l.Class)
 	kv("Origin", l.Origin)
+	if l.Cluster != "" {
+		kv("Cluster", l.Cluster) // a gateway answers
+	}
 	kv("State", l.State)
 	if l.Reason != "" || l.Detail != "" {
 		kv("Reason", strings.TrimSpace(l.Reason+" "+parens(l.Detail)))

@@ -122,7 +122,7 @@ func newRootCmd(cli *cli) *cobra.Command {
 		SilenceErrors: true,
 	}
 	cli.addGlobalFlags(root)
-	root.AddCommand(newSimulateCmd(), newExperimentCmd(), newConfigCmd(), newCalibrateCmd(), newLeaseCmd(cli), newHostCmd(cli), newScheduleCmd(cli), newStatsCmd(cli), newAdmissionCmd(cli), newStoreCmd(), newWorkloadCmd())
+	root.AddCommand(newSimulateCmd(), newExperimentCmd(), newConfigCmd(), newCalibrateCmd(), newLeaseCmd(cli), newHostCmd(cli), newScheduleCmd(cli), newStatsCmd(cli), newAdmissionCmd(cli), newGatewayCmd(), newStoreCmd(), newWorkloadCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root
 }
