@@ -88,7 +88,7 @@ func BenchmarkSimulate30DaysEnergy(b *testing.B) {
 //
 //	go test ./sim -run '^$' -bench Scale -benchtime 1x
 func BenchmarkScale(b *testing.B) {
-	for _, sz := range []struct{ requests, hosts int }{{3_000, 32}, {24_000, 256}, {96_000, 1_024}} {
+	for _, sz := range []struct{ requests, hosts int }{{3_000, 32}, {6_000, 64}, {12_000, 128}, {24_000, 256}, {96_000, 1_024}} {
 		b.Run(fmt.Sprintf("leases=%d/hosts=%d", sz.requests, sz.hosts), func(b *testing.B) {
 			w, err := workgen.Generate("lublin99", 1, map[string]string{
 				"requests": strconv.Itoa(sz.requests), "hosts": "32"})

@@ -24,13 +24,13 @@ func (t *Table) SetCapacity(h HostID, capacity Resources) error {
 	t.hosts[h].Capacity = slices.Clone(capacity)
 	for j := range capacity {
 		if capacity[j] > old[j] {
-			t.logFreed(0, h, negInf, posInf, nil, false, absence{}) // more room everywhere
+			t.logFreed(0, h, negInf, posInf, nil, false, absence{}, 0, 0) // more room everywhere
 			break
 		}
 	}
 	for j := range capacity {
 		if capacity[j] < old[j] {
-			t.logRaised(0, h, negInf, posInf, true) // less room everywhere
+			t.logRaised(0, h, negInf, posInf, true, 0) // less room everywhere
 			break
 		}
 	}

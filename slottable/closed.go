@@ -12,10 +12,10 @@ func (t *Table) SetClosed(h HostID, closed bool) error {
 		t.closed = append(t.closed, false)
 	}
 	if t.closed[h] && !closed {
-		t.logFreed(0, h, negInf, posInf, nil, false, absence{}) // opened: capacity everywhere
+		t.logFreed(0, h, negInf, posInf, nil, false, absence{}, 0, 0) // opened: capacity everywhere
 	}
 	if !t.closed[h] && closed {
-		t.logRaised(0, h, negInf, posInf, true) // closed: no room anywhere
+		t.logRaised(0, h, negInf, posInf, true, 0) // closed: no room anywhere
 	}
 	t.closed[h] = closed
 	return nil

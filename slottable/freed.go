@@ -30,6 +30,10 @@ type freedEntry struct {
 	s, e   int64
 	res    Resources
 	void   bool // cancelled: the same reservation was added again since
+	// pairLo and pairHi, for a removal, say for which marks it cancels
+	// the raised entry its reservation's Add logged (raised.go): those in
+	// [pairLo, pairHi). pairHi is 0 when it cancels none.
+	pairLo, pairHi uint64
 }
 
 // freesFor reports whether the entry may have freed room relative to a
@@ -87,6 +91,13 @@ type freedLog struct {
 	byKey map[freedKey]uint64 // latest removal entry with that key
 	rais  []raisedEntry       // history of raised usage, in sequence order (raised.go)
 	fits  uint64              // memo answers searched afresh (FitMemo.since)
+	// blocks and rblocks summarise the freed and raised entries by
+	// blocks of sequence numbers, from block number blk0 and rblk0 on
+	// (freedblock.go).
+	blocks  []freedBlock
+	blk0    uint64
+	rblocks []raisedBlock
+	rblk0   uint64
 	// fails are ranges of starts found empty on the table as it was at
 	// sequence failAt (raised.go).
 	fails  []failedRange
@@ -122,6 +133,7 @@ func (t *Table) ForgetFreed(mark uint64) {
 		}
 	}
 	f.ents = slices.Delete(f.ents, 0, n)
+	f.forgetBlocks(mark)
 	f.forgetRaised(mark)
 	f.base = mark
 }
@@ -145,8 +157,9 @@ func (t *Table) FreedMark() uint64 { return t.freed.next }
 
 // logFreed records that host h's usage went down by res over [s, e)
 // because a reservation of lease was removed (removed) or shortened; ab
-// is when the reservation was not in the table.
-func (t *Table) logFreed(lease uint64, h HostID, s, e int64, res Resources, removed bool, ab absence) {
+// is when the reservation was not in the table; [pairLo, pairHi) the
+// marks for which a removal cancels its Add's raised entry (raiseGone).
+func (t *Table) logFreed(lease uint64, h HostID, s, e int64, res Resources, removed bool, ab absence, pairLo, pairHi uint64) {
 	f := &t.freed
 	if !f.on {
 		return
@@ -163,7 +176,9 @@ func (t *Table) logFreed(lease uint64, h HostID, s, e int64, res Resources, remo
 		}
 		f.byKey[freedKey{lease, h, s, e}] = f.next
 	}
-	f.ents = append(f.ents, freedEntry{seq: f.next, absent: ab, lease: lease, host: h, s: s, e: e, res: res})
+	f.ents = append(f.ents, freedEntry{seq: f.next, absent: ab, lease: lease, host: h, s: s, e: e, res: res,
+		pairLo: pairLo, pairHi: pairHi})
+	f.noteLogged(&f.ents[len(f.ents)-1])
 	f.next++
 	f.live++
 }
@@ -178,24 +193,32 @@ func (f *freedLog) compact() {
 // every mark before the removal the two together change nothing, and
 // marks after it do not see the removal. It returns when the new
 // reservation was not in the table: before, as the removed one; and
-// between the removal and now (the raised entry logged next).
-func (t *Table) readded(r *Reservation, s, e int64) (absence, bool) {
+// between the removal and now (the raised entry logged next); and the
+// removal's sequence number. The raised entry the removal cancelled
+// counts again (raised.go).
+func (t *Table) readded(r *Reservation, s, e int64) (absence, uint64, bool) {
 	f := &t.freed
 	if !f.on || len(f.byKey) == 0 {
-		return absence{}, false
+		return absence{}, 0, false
 	}
 	k := freedKey{r.Lease, r.Host, s, e}
 	seq, ok := f.byKey[k]
 	if !ok {
-		return absence{}, false
+		return absence{}, 0, false
 	}
 	delete(f.byKey, k)
 	i := f.index(seq)
 	if i == len(f.ents) || f.ents[i].seq != seq || !slices.Equal(f.ents[i].res, r.Res) {
-		return absence{}, false
+		return absence{}, 0, false
 	}
 	ab := absence{before: f.ents[i].absent.before, gapLo: seq + 1, gapHi: f.next + 1}
+	if hi := f.ents[i].pairHi; hi != 0 {
+		if x := f.raisedAt(hi - 1); x != nil {
+			f.setGone(x, false)
+		}
+	}
 	f.ents[i].void = true
+	f.noteVoided(seq)
 	f.live--
 	for k := len(f.ents); k > 0 && f.ents[k-1].void; k-- {
 		f.ents = f.ents[:k-1]
@@ -203,7 +226,7 @@ func (t *Table) readded(r *Reservation, s, e int64) (absence, bool) {
 	if len(f.ents) > 2*f.live+1024 {
 		f.compact()
 	}
-	return ab, true
+	return ab, seq, true
 }
 
 // FitMemo remembers, for one lease's EarliestFit queries, the answer of
@@ -451,7 +474,15 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	}
 	var cand []hostRange
 	var at []int32 // host -> 1 + its index in cand
-	for _, e := range t.freed.ents[t.freed.index(mark):] {
+	f := &t.freed
+	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
+		if i >= end {
+			if end = f.blockEnd(i); f.skippable(i, end, mark, true) {
+				i = end - 1
+				continue
+			}
+		}
+		e := &f.ents[i]
 		if !e.freesFor(mark) || e.lease == lease && e.res != nil || t.Closed(e.host) {
 			continue
 		}

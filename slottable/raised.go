@@ -12,26 +12,76 @@ import "slices"
 // raisedEntry is an interval where host's usage went up because of a
 // reservation of lease (all: the host lost room everywhere, whoever the
 // lease).
+//
+// An entry and a later one of the other history that undo each other
+// exactly cancel out for a mark that sees both (changedSince): readds is
+// 1 + the sequence number of the removal an Add of an identical
+// reservation cancels (readded: that removal is void), 0 for none; gone
+// says that the reservation added was removed since by a removal not
+// cancelled in turn, whose entry pairs with this one (raiseGone).
 type raisedEntry struct {
-	seq   uint64
-	lease uint64
-	host  HostID
-	s, e  int64
-	all   bool
+	seq    uint64
+	lease  uint64
+	host   HostID
+	s, e   int64
+	all    bool
+	readds uint64
+	gone   bool
 }
 
 // logRaised records that host h's usage went up over [s, e) because of
-// a reservation of lease (all: the host lost room everywhere).
-func (t *Table) logRaised(lease uint64, h HostID, s, e int64, all bool) {
+// a reservation of lease (all: the host lost room everywhere); readds is
+// raisedEntry's. It returns 1 + the entry's sequence number, 0 when the
+// history is off.
+func (t *Table) logRaised(lease uint64, h HostID, s, e int64, all bool, readds uint64) uint64 {
 	f := &t.freed
 	if !f.on {
-		return
+		return 0
 	}
 	if len(f.rais) >= maxFreed {
 		t.ForgetFreed(f.next)
 	}
-	f.rais = append(f.rais, raisedEntry{seq: f.next, lease: lease, host: h, s: s, e: e, all: all})
+	f.rais = append(f.rais, raisedEntry{seq: f.next, lease: lease, host: h, s: s, e: e, all: all, readds: readds})
+	blk := f.rblock(f.next)
+	blk.minReadds = min(blk.minReadds, readds)
 	f.next++
+	return f.next
+}
+
+// raisedIndex is the position of the first raised entry with a sequence
+// number >= seq.
+func (f *freedLog) raisedIndex(seq uint64) int {
+	i, _ := slices.BinarySearchFunc(f.rais, seq, func(x raisedEntry, s uint64) int { return cmpUint64(x.seq, s) })
+	return i
+}
+
+// raisedAt returns the raised entry with sequence number seq, or nil when
+// there is none (forgotten).
+func (f *freedLog) raisedAt(seq uint64) *raisedEntry {
+	i, ok := slices.BinarySearchFunc(f.rais, seq, func(x raisedEntry, s uint64) int { return cmpUint64(x.seq, s) })
+	if !ok {
+		return nil
+	}
+	return &f.rais[i]
+}
+
+// raiseGone marks the raised entry of the reservation in slot, which is
+// being removed, as gone, and returns the marks [lo, hi) for which the
+// removal's entry cancels it: those that see the raise (hi is 1 + its
+// sequence number) and for which it does not cancel an earlier removal
+// already (from its readds on). Both are 0 when it is forgotten.
+func (t *Table) raiseGone(slot int32) (lo, hi uint64) {
+	f := &t.freed
+	r1 := t.raised[slot]
+	if !f.on || r1 == 0 {
+		return 0, 0
+	}
+	x := f.raisedAt(r1 - 1)
+	if x == nil {
+		return 0, 0
+	}
+	f.setGone(x, true)
+	return x.readds, r1
 }
 
 // forgetRaised drops the raised entries before mark.
@@ -55,18 +105,47 @@ func cmpUint64(a, b uint64) int {
 // reservations: whether the table without lease's reservations may
 // differ there from what it was at mark. It is true when the history
 // before mark is forgotten.
+//
+// Entries that cancel out for mark are left out: a removal made void by
+// the Add of an identical reservation, with that Add's raised entry when
+// the removal is after mark (after a fixed lease, the queued leases ahead
+// of a lease are removed and added back as they were); and a reservation's
+// Add with its removal when both are after mark (the leases behind it,
+// added after its memo and removed at the next fixed lease). What is
+// left of a reservation changed in between (SetEnd) is logged, and
+// counted, on its own.
 func (t *Table) changedSince(mark, lease uint64, s, e int64) bool {
 	f := &t.freed
 	if !f.on || mark < f.base {
 		return true
 	}
-	for _, x := range f.ents[f.index(mark):] {
-		if !x.void && (x.lease != lease || x.res == nil) && x.s < e && s < x.e {
+	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
+		if i >= end {
+			if end = f.blockEnd(i); f.skippable(i, end, mark, false) {
+				i = end - 1
+				continue
+			}
+		}
+		x := &f.ents[i]
+		if x.void || x.pairHi != 0 && x.pairLo <= mark && mark < x.pairHi {
+			continue
+		}
+		if (x.lease != lease || x.res == nil) && x.s < e && s < x.e {
 			return true
 		}
 	}
 	i, _ := slices.BinarySearchFunc(f.rais, mark, func(x raisedEntry, s uint64) int { return cmpUint64(x.seq, s) })
-	for _, x := range f.rais[i:] {
+	for j, end := i, 0; j < len(f.rais); j++ {
+		if j >= end {
+			if end = f.rblockEnd(j); f.rskippable(j, end, mark) {
+				j = end - 1
+				continue
+			}
+		}
+		x := &f.rais[j]
+		if x.gone || mark < x.readds {
+			continue
+		}
 		if (x.all || x.lease != lease) && x.s < e && s < x.e {
 			return true
 		}

@@ -21,6 +21,7 @@ type Table struct {
 
 	rs     []Reservation // by slot; ID 0 marks a free slot
 	absent []absence     // by slot: when its usage was not in the table (freed.go)
+	raised []uint64      // by slot: 1 + the sequence number of the raised entry its Add logged, 0 for none (raised.go)
 	it     itree         // interval-treap node of each slot
 	itRoot []int32       // per host: root of its interval treap
 	free   []int32       // free slots
@@ -84,7 +85,7 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	t.cp = append(t.cp, cpPool{dims: len(t.names), rng: prng{s: 0x5107_7ab1e + uint64(id)}})
 	t.cpRoot = append(t.cpRoot, nilNode)
 	t.itRoot = append(t.itRoot, nilNode)
-	t.logFreed(0, id, negInf, posInf, nil, false, absence{}) // a new host: capacity everywhere
+	t.logFreed(0, id, negInf, posInf, nil, false, absence{}, 0, 0) // a new host: capacity everywhere
 	return id, nil
 }
 
@@ -149,11 +150,13 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.byID[r.ID] = slot
 	t.lease[r.Lease] = append(t.lease[r.Lease], r.ID)
 	t.absent[slot] = t.raisedNow()
-	if ab, ok := t.readded(&r, s, e); ok {
-		t.absent[slot] = ab
+	var readds uint64
+	if ab, seq, ok := t.readded(&r, s, e); ok {
+		t.absent[slot], readds = ab, seq+1
 	}
+	t.raised[slot] = 0
 	if !allZero(r.Res) {
-		t.logRaised(r.Lease, r.Host, s, e, false)
+		t.raised[slot] = t.logRaised(r.Lease, r.Host, s, e, false, readds)
 	}
 	return r.ID, nil
 }
@@ -166,6 +169,7 @@ func (t *Table) allocSlot() int32 {
 	}
 	t.rs = append(t.rs, Reservation{})
 	t.absent = append(t.absent, absence{})
+	t.raised = append(t.raised, 0)
 	t.it.nodes = append(t.it.nodes, iNode{})
 	return int32(len(t.rs) - 1)
 }
@@ -207,8 +211,10 @@ func (t *Table) Remove(id ResID) error {
 	t.applyDelta(r.Host, nd.start, r.Res, -1)
 	t.applyDelta(r.Host, nd.end, r.Res, +1)
 	if !allZero(r.Res) {
-		t.logFreed(r.Lease, r.Host, nd.start, nd.end, r.Res, true, t.absent[slot])
+		lo, hi := t.raiseGone(slot)
+		t.logFreed(r.Lease, r.Host, nd.start, nd.end, r.Res, true, t.absent[slot], lo, hi)
 	}
+	t.raised[slot] = 0
 	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
 	t.it.nodes[slot] = iNode{treapLink: treapLink{l: nilNode, r: nilNode}}
 	t.rs[slot] = Reservation{}
@@ -281,10 +287,10 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 	t.applyDelta(r.Host, nd.end, r.Res, +1)
 	t.applyDelta(r.Host, e, r.Res, -1)
 	if e < nd.end && !allZero(r.Res) {
-		t.logFreed(r.Lease, r.Host, e, nd.end, r.Res, false, t.absent[slot])
+		t.logFreed(r.Lease, r.Host, e, nd.end, r.Res, false, t.absent[slot], 0, 0)
 	}
 	if e > nd.end && !allZero(r.Res) {
-		t.logRaised(r.Lease, r.Host, nd.end, e, false)
+		t.logRaised(r.Lease, r.Host, nd.end, e, false, 0)
 	}
 	t.it.setEnd(t.itRoot[r.Host], slot, e)
 	t.rs[slot].End = end
@@ -351,6 +357,7 @@ func (t *Table) Clone() *Table {
 		ms:       t.ms.clone(),
 		rs:       slices.Clone(t.rs),
 		absent:   slices.Clone(t.absent),
+		raised:   slices.Clone(t.raised),
 		it:       itree{nodes: slices.Clone(t.it.nodes), rng: t.it.rng},
 		itRoot:   slices.Clone(t.itRoot),
 		free:     slices.Clone(t.free),
