@@ -317,6 +317,11 @@ func (f *File) clusterConfig(i int) (sim.Config, error) {
 			return sim.Config{}, err
 		}
 	}
+	if c.Admission != "" {
+		if _, err := cfg.Admission.Controller(""); err != nil {
+			return sim.Config{}, f.bad(at+".admission", "%v", err)
+		}
+	}
 	sc, err := simconfig.Run(cfg)
 	if err != nil {
 		return sim.Config{}, f.bad(at, "%v", err)
