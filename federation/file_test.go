@@ -76,7 +76,7 @@ func TestBadFiles(t *testing.T) {
 	for _, c := range []struct{ name, text, want string }{
 		{"unknown key", good + "gatway: {}\n", "gatway"},
 		{"no policy", "workload: {model: das2}\nclusters: [{name: C64}]\n", "gateway.policy: missing"},
-		{"bad policy", "workload: {model: das2}\ngateway: {policy: fastest}\nclusters: [{name: C64}]\n", `gateway.policy: "fastest" (known: bcf, earliest-finish, lrf, pap-rnd, pap-rtdp, rr)`},
+		{"bad policy", "workload: {model: das2}\ngateway: {policy: fastest}\nclusters: [{name: C64}]\n", `gateway.policy: "fastest" (known: bcf, bcf-rnd, earliest-finish, lrf, lrf-rnd, pap-rnd, pap-rtdp, rr)`},
 		{"no external", "gateway: {policy: rr}\nclusters: [{name: A, hosts: 1, speed: 1, trace: a.json}]\n", "gateway.trace: missing"},
 		{"single-cluster model", "workload: {model: lublin99}\ngateway: {policy: rr}\nclusters: [{name: A}]\n", "workload.model: model lublin99 generates one cluster"},
 		{"unknown model", "workload: {model: das3}\ngateway: {policy: rr}\nclusters: [{name: A}]\n", "workload.model"},

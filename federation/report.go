@@ -104,11 +104,13 @@ func Overall(reps []*report.Report, gwRejected int) report.Metrics {
 		rr := w.mean(func(c *clusterWeights) float64 { return *c.m.AdmissionRejectionRate * c.ext }, w.ext)
 		d := w.mean(func(c *clusterWeights) float64 { return *c.m.AdmissionThresholdS * c.ext }, w.ext)
 		m.AdmissionViolationRate, m.AdmissionRejectionRate, m.AdmissionThresholdS = &vr, &rr, &d
-		m.ExternalRejections = map[string]int{}
-		for _, r := range reps {
-			for k, n := range r.Metrics.ExternalRejections {
-				m.ExternalRejections[k] += n
+	}
+	for _, r := range reps {
+		for k, n := range r.Metrics.ExternalRejections {
+			if m.ExternalRejections == nil {
+				m.ExternalRejections = map[string]int{}
 			}
+			m.ExternalRejections[k] += n
 		}
 	}
 	return m
