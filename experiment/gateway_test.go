@@ -65,7 +65,6 @@ func TestGatewayPolicy(t *testing.T) {
 	}
 }
 
-
 // TestGatewayBad: an unknown gateway policy, and a gateway on a
 // single-cluster model, are refused with their key.
 func TestGatewayBad(t *testing.T) {
