@@ -50,6 +50,14 @@ type Setup struct {
 // setup it cannot run, the simulator's errors, and an error wrapping
 // sim.ErrStopped when ctx is done.
 func Run(ctx context.Context, s Setup) (*report.Report, error) {
+	r, err := simulate(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("gateway %s: %w", s.Policy, err)
+	}
+	return r, nil
+}
+
+func simulate(ctx context.Context, s Setup) (*report.Report, error) {
 	started := time.Now()
 	g, err := newGateway(s)
 	if err != nil {
@@ -106,7 +114,7 @@ func newGateway(s Setup) (*gateway, error) {
 	}
 	newPolicy, err := dispatch.Lookup(string(s.Policy))
 	if err != nil {
-		return nil, fmt.Errorf("gateway policy %w: %w", err, ErrSetup)
+		return nil, fmt.Errorf("policy %w: %w", err, ErrSetup)
 	}
 	ds, err := dispatchClusters(s)
 	if err != nil {
@@ -118,7 +126,7 @@ func newGateway(s Setup) (*gateway, error) {
 	g.d, err = newPolicy(dispatch.Setup{Clusters: ds, Rate: rate(s.External, span(s)),
 		Rand: rand.New(rand.NewPCG(s.Seed, 0x67617465))})
 	if err != nil {
-		return nil, fmt.Errorf("gateway policy %s: %w", s.Policy, err)
+		return nil, fmt.Errorf("the policy's inputs (docs/models.md §6): %w", err)
 	}
 	for _, m := range s.Clusters {
 		st, err := sim.NewStepper(m.Sim, m.Local)
