@@ -66,7 +66,7 @@ func simulate(ctx context.Context, s Setup) (*report.Report, error) {
 	ext := append([]scheduler.Request(nil), s.External...)
 	sort.SliceStable(ext, func(i, j int) bool { return ext[i].Arrival < ext[j].Arrival })
 	for i, r := range ext {
-		if i%64 == 0 && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w at external lease %d of %d: %w", sim.ErrStopped, i, len(ext), context.Cause(ctx))
 		}
 		if err := g.dispatch(r); err != nil {
