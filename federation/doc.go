@@ -3,7 +3,7 @@
 // sim.Stepper with its own hosts, configuration, admission stage and
 // local requests, and the gateway's external requests are dispatched at
 // their arrival times on the one simulated clock by a dispatch policy
-// (rr, lrf, bcf, pap-rnd, pap-rtdp, earliest-finish).
+// (rr, lrf, bcf, lrf-rnd, bcf-rnd, pap-rnd, pap-rtdp, earliest-finish).
 //
 // For each external request, in arrival order, the gateway asks the
 // policy for its order of clusters (earliest-finish with each cluster's

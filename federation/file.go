@@ -166,7 +166,7 @@ func (f *File) check() error {
 		generated = cs
 	}
 	if f.Gateway.Policy == "" {
-		return f.bad("gateway.policy", "missing: name the dispatch policy (rr, lrf, bcf, pap-rnd, pap-rtdp, earliest-finish)")
+		return f.bad("gateway.policy", "missing: name the dispatch policy (rr, lrf, bcf, lrf-rnd, bcf-rnd, pap-rnd, pap-rtdp, earliest-finish)")
 	}
 	if err := CheckPolicies(f.Gateway.Policy); err != nil {
 		return f.bad("gateway.policy", "%v", err)

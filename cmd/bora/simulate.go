@@ -93,7 +93,7 @@ The report's metrics are the federation's; its clusters list each cluster's.`,
 	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation/power plots (SVG, PNG) here")
 	fl.BoolVar(&f.check, "check-invariants", true, "check after every decision that no host is over capacity")
 	fl.StringVar(&f.federation, "federation", "", "simulate the clusters of this federation file behind their gateway (docs/formats.md)")
-	fl.StringVar(&f.gateways, "gateway", "", "gateway policy rr|lrf|bcf|pap-rnd|pap-rtdp|earliest-finish (with --federation); a comma list runs a sweep")
+	fl.StringVar(&f.gateways, "gateway", "", "gateway policy rr|lrf|bcf|lrf-rnd|bcf-rnd|pap-rnd|pap-rtdp|earliest-finish (with --federation); a comma list runs a sweep")
 	return cmd
 }
 
