@@ -131,7 +131,11 @@ func TestShippedConfigsLoad(t *testing.T) {
 	}
 	checked := 0
 	for _, f := range append([]string{"../docs/sample-config.yaml"}, files...) {
-		if workloads[f] {
+		// A federation file (bora simulate --federation) and a gateway
+		// config (bora gateway serve) are no borad config: package
+		// federation's TestExampleFile and gateway's TestExampleConfig
+		// read them.
+		if b := filepath.Base(f); workloads[f] || b == "federation.yaml" || b == "gateway.yaml" {
 			continue
 		}
 		if _, err := LoadDaemon(f); err != nil {

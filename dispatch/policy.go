@@ -21,6 +21,10 @@ const (
 	PolicyPAPRND         PolicyName = "pap-rnd"
 	PolicyPAPRTDP        PolicyName = "pap-rtdp"
 	PolicyEarliestFinish PolicyName = "earliest-finish"
+	// The source's LRF-RND and BCF-RND: lrf's and bcf's shares dispatched
+	// at random, as pap-rnd does PAP's.
+	PolicyLRFRND PolicyName = "lrf-rnd"
+	PolicyBCFRND PolicyName = "bcf-rnd"
 )
 
 // Setup is what a policy is built from.
@@ -64,7 +68,8 @@ type NewPolicy func(Setup) (Dispatcher, error)
 // Policies are the policies by name. lrf and bcf dispatch their shares
 // by RTDP's billiard sequence, as pap-rtdp does PAP's, so that each
 // compares with pap-rtdp by the split alone; pap-rnd differs from
-// pap-rtdp by the dispatch alone.
+// pap-rtdp by the dispatch alone, and lrf-rnd and bcf-rnd (the source's
+// LRF-RND and BCF-RND) from lrf and bcf.
 var Policies = map[PolicyName]NewPolicy{
 	PolicyRR:             newRR,
 	PolicyLRF:            sharesPolicy(func(s Setup) ([]float64, error) { return LeastRateFirst(s.Clusters) }, false),
@@ -72,6 +77,8 @@ var Policies = map[PolicyName]NewPolicy{
 	PolicyPAPRND:         sharesPolicy(papShares, true),
 	PolicyPAPRTDP:        sharesPolicy(papShares, false),
 	PolicyEarliestFinish: newEarliest,
+	PolicyLRFRND:         sharesPolicy(func(s Setup) ([]float64, error) { return LeastRateFirst(s.Clusters) }, true),
+	PolicyBCFRND:         sharesPolicy(func(s Setup) ([]float64, error) { return BiggestClusterFirst(s.Clusters) }, true),
 }
 
 // Lookup returns the policy named name, or an error wrapping ErrPolicy

@@ -88,16 +88,16 @@ func TestEarliestFinishBadInput(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	for _, n := range []string{"rr", "lrf", "bcf", "pap-rnd", "pap-rtdp", "earliest-finish"} {
+	for _, n := range []string{"rr", "lrf", "bcf", "pap-rnd", "pap-rtdp", "earliest-finish", "lrf-rnd", "bcf-rnd"} {
 		if _, err := Lookup(n); err != nil {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
-	if len(Policies) != 6 {
-		t.Errorf("%d policies, want 6", len(Policies))
+	if len(Policies) != 8 {
+		t.Errorf("%d policies, want 8", len(Policies))
 	}
 	_, err := Lookup("pap")
-	if !errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), "known: bcf, earliest-finish, lrf, pap-rnd, pap-rtdp, rr") {
+	if !errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), "known: bcf, bcf-rnd, earliest-finish, lrf, lrf-rnd, pap-rnd, pap-rtdp, rr") {
 		t.Errorf("unknown: %v", err)
 	}
 }

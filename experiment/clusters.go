@@ -6,6 +6,7 @@ import (
 
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/dispatch"
+	"github.com/bora-sched/bora/federation"
 	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workgen"
 )
@@ -16,6 +17,12 @@ import (
 func (r *Result) runClusters(ctx context.Context, s *Spec, base func() (config.Config, error), p, k int, w *workgen.Workload) error {
 	for q, pol := range s.Policies {
 		at := fmt.Sprintf("%s=%s, seed %d, policy %s", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], pol.Name)
+		if pol.Gateway != "" {
+			if err := r.runFederation(ctx, s, base, p, q, k, w); err != nil {
+				return fmt.Errorf("%s: %w", at, err)
+			}
+			continue
+		}
 		cs, err := s.simulateClusters(ctx, base, p, q, w)
 		if err != nil {
 			return fmt.Errorf("%s: %w", at, err)
@@ -32,6 +39,43 @@ func (r *Result) runClusters(ctx context.Context, s *Spec, base func() (config.C
 			for c := range cs {
 				r.ClusterSamples[p][q][m][c][k] = cs[c].values[name]
 			}
+		}
+	}
+	return nil
+}
+
+// runFederation runs point p's policy q, which names a gateway policy,
+// on the clusters of w behind one gateway on one clock (package
+// federation): the run's sample is the federation's overall metrics
+// (the same rules as aggregation), each cluster's its own.
+func (r *Result) runFederation(ctx context.Context, s *Spec, base func() (config.Config, error), p, q, k int, w *workgen.Workload) error {
+	pol := s.Policies[q]
+	setup := federation.Setup{Name: pol.Name, Policy: dispatch.PolicyName(pol.Gateway), Seed: r.Seeds[k], External: w.Requests}
+	for _, cl := range w.Clusters {
+		sc, err := s.runConfig(base, p, q, clusterShape(cl))
+		if err != nil {
+			return err
+		}
+		sc.Name, sc.Trace = cl.Name, sc.Trace+" "+cl.Name
+		speed := float64(cl.MIPS) / 1000
+		if speed == 0 {
+			speed = 1
+		}
+		setup.Clusters = append(setup.Clusters, federation.Member{Sim: sc, Speed: speed, Local: cl.Requests})
+	}
+	rep, err := federation.Run(ctx, setup)
+	if err != nil {
+		return err
+	}
+	vals := metricValues(rep.Metrics)
+	for m, name := range s.Metrics {
+		v, ok := vals[name]
+		if !ok {
+			return fmt.Errorf("policy %s: metric %s: the run did not measure it (energy_kwh and violation_rate need energy.policy)", pol.Name, name)
+		}
+		r.Samples[p][q][m][k] = v
+		for c := range rep.Clusters {
+			r.ClusterSamples[p][q][m][c][k] = metricValues(rep.Clusters[c].Metrics)[name]
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/dispatch"
 	"github.com/bora-sched/bora/workgen"
 	"github.com/bora-sched/bora/yamlstrict"
 )
@@ -56,11 +57,16 @@ type Vary struct {
 	Values []string `yaml:"values"`
 }
 
-// Policy is one configuration compared: a name and the configuration keys
-// it sets over the experiment's.
+// Policy is one configuration compared: a name, the configuration keys
+// it sets over the experiment's, and for a multi-cluster model the
+// gateway's dispatch policy (docs/models.md §6: rr, lrf, bcf, pap-rnd,
+// pap-rtdp, earliest-finish), which runs the clusters behind one gateway
+// on one clock (package federation); without it the external requests
+// are split round robin and each cluster runs on its own.
 type Policy struct {
-	Name string            `yaml:"name"`
-	Set  map[string]string `yaml:"set"`
+	Name    string            `yaml:"name"`
+	Set     map[string]string `yaml:"set"`
+	Gateway string            `yaml:"gateway"`
 }
 
 // What the swept parameter is.
@@ -233,7 +239,19 @@ func (s *Spec) checkClusters(bad func(path, format string, args ...any) error) e
 		return bad("model", "%v", err)
 	}
 	if len(clusters) == 0 {
+		for i, p := range s.Policies {
+			if p.Gateway != "" {
+				return bad(fmt.Sprintf("policies[%d].gateway", i), "model %s simulates one cluster: a gateway needs a multi-cluster model (das2, gwa-bot)", s.Model)
+			}
+		}
 		return nil
+	}
+	for i, p := range s.Policies {
+		if p.Gateway != "" {
+			if _, err := dispatch.Lookup(p.Gateway); err != nil {
+				return bad(fmt.Sprintf("policies[%d].gateway", i), "%v", err)
+			}
+		}
 	}
 	s.clusters = clusters
 	var sizes []string

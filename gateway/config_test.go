@@ -60,7 +60,7 @@ func TestParseBad(t *testing.T) {
 		{"unknown cluster key", "", "clusters[0].colour"},
 		{"no listen", "listen: \"\"\n", "listen: the gateway needs a TCP address"},
 		{"bad listen", "listen: nowhere\n", "listen: \"nowhere\" is not host:port"},
-		{"policy", "policy: pap\n", "policy: \"pap\" (known: bcf, earliest-finish, lrf, pap-rnd, pap-rtdp, rr)"},
+		{"policy", "policy: pap\n", "policy: \"pap\" (known: bcf, bcf-rnd, earliest-finish, lrf, lrf-rnd, pap-rnd, pap-rtdp, rr)"},
 		{"poll", "poll: -1s\n", "poll: -1s: want a positive period"},
 		{"recompute", "recompute: 0s\n", "recompute: 0s"},
 		{"log level", "log_level: loud\n", "log_level"},

@@ -18,6 +18,36 @@ type Report struct {
 	// model energy); Energy says what the energy controller did.
 	Power  []PowerSample `json:"-"`
 	Energy *EnergyStats  `json:"energy,omitempty"`
+	// Gateway and Clusters are a federation run's (bora simulate
+	// --federation): what the gateway did, and each cluster's figures;
+	// Metrics are then the federation's overall. Nil otherwise.
+	Gateway  *Gateway        `json:"gateway,omitempty"`
+	Clusters []ClusterReport `json:"clusters,omitempty"`
+}
+
+// Gateway is what a federation's gateway did with the external leases:
+// its policy, the leases it received, and those it rejected itself (no
+// cluster to send it to, or every cluster in its order refused it), by
+// reason.
+type Gateway struct {
+	Policy     string         `json:"policy"`
+	External   int            `json:"external"`
+	Rejected   int            `json:"rejected"`
+	Rejections map[string]int `json:"rejections"`
+}
+
+// ClusterReport is one cluster of a federation run: its hosts, the
+// metrics of its own leases (docs/models.md §7), the external leases the
+// gateway tried on it, those it placed there, and those the cluster's
+// admission stage refused (sent on to the next cluster in the order).
+type ClusterReport struct {
+	Name     string  `json:"name"`
+	Cluster  Cluster `json:"cluster"`
+	Metrics  Metrics `json:"metrics"`
+	Tried    int     `json:"external_tried"`
+	Placed   int     `json:"external_placed"`
+	Refused  int     `json:"external_refused"`
+	Rejected int     `json:"rejected"` // leases the cluster's scheduler rejected, local and external
 }
 
 // Cluster is the simulated cluster of a run: Hosts hosts of CPU cores and
@@ -99,6 +129,9 @@ type Lease struct {
 	Reason      string   `json:"reason,omitempty"`
 	RequestedS  float64  `json:"requested_s"`
 	RealS       float64  `json:"real_s"`
+	// Cluster is where a federation run placed the lease ("" elsewhere,
+	// and for a lease the gateway rejected).
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // OpCount counts preempted leases and VMs for one operation.

@@ -58,19 +58,30 @@ func (a *admissionStage) tick(now time.Time) error {
 // rejected with scheduler.ReasonAdmissionLimit; admitted ones (and local
 // ones) go on to the scheduler (ok).
 func (a *admissionStage) submit(e *engine, now time.Time, req scheduler.Request) (ok bool, err error) {
+	d, err := a.decide(e, now, req)
+	if err != nil || d.Admit {
+		return d.Admit, err
+	}
+	e.s.Refuse(now, req, d.Reason, d.Detail)
+	return false, nil
+}
+
+// decide observes the arrival and decides on an external request,
+// without recording a rejection: Admit is set for the requests that go
+// on (local ones, all of them without a stage).
+func (a *admissionStage) decide(e *engine, now time.Time, req scheduler.Request) (admission.Decision, error) {
 	if a == nil {
-		return true, nil
+		return admission.Decision{Admit: true}, nil
 	}
 	finished := func(id scheduler.LeaseID) bool { return e.s.Lease(id).State.Terminal() }
 	d, decided, err := a.ctl.Arrive(now, req, &a.admitted, finished)
 	if err != nil {
-		return false, err
+		return admission.Decision{}, err
 	}
-	if decided && !d.Admit {
-		e.s.Refuse(now, req, d.Reason, d.Detail)
-		return false, nil
+	if !decided {
+		d.Admit = true
 	}
-	return true, nil
+	return d, nil
 }
 
 // record records an external lease the stage let through.

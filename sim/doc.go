@@ -60,6 +60,17 @@
 // The report then adds the admission metrics. Without it, nothing of this
 // runs and the report is what it was.
 //
+// # Stepping from outside
+//
+// Stepper is the same loop driven by a gateway (package federation):
+// AdvanceTo(t) runs the events before t and opens the one at t up to its
+// arrivals (the local requests due are in), DryRun and Submit decide an
+// external request at t (Submit returns the admission stage's refusal
+// instead of recording a rejected lease, so that the gateway may try
+// another cluster), and Finish runs the rest and reports. Run is the
+// loop over one list; a cluster handed every external request at its
+// arrival reports exactly what Run reports (TestStepperMatchesRun).
+//
 // # Stopping and progress
 //
 // RunContext checks its context after every event of the loop and

@@ -164,12 +164,10 @@ func (p *powerCtl) step(now time.Time, quiet func() bool) []scheduler.Action {
 	return p.ctl.Step(now, quiet)
 }
 
-// quiet reports that nothing will ever happen in the run again by itself:
-// no arrival left, no scheduler event, no lease running.
-func (e *engine) quiet(reqs []scheduler.Request, next int) bool {
-	if next < len(reqs) {
-		return false
-	}
+// quiet reports that nothing will ever happen in the run again by itself
+// (the caller knows no arrival is left): no scheduler event, no lease
+// running.
+func (e *engine) quiet() bool {
 	if _, ok := e.s.NextEvent(); ok {
 		return false
 	}

@@ -114,7 +114,7 @@ func (c energyCase) run(policy string, consolidate, ahead bool) (out energyOutco
 	if err != nil {
 		return out, err
 	}
-	if err := e.loop(context.Background(), c.reqs); err != nil {
+	if err := e.loop(context.Background(), c.reqs, 0); err != nil {
 		return out, err
 	}
 	if err := e.s.Check(); err != nil {

@@ -52,7 +52,7 @@ func simulateEnergyCfg(t *testing.T, cfg Config, reqs ...*leaseBuilder) energyRu
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.loop(context.Background(), rs); err != nil {
+	if err := e.loop(context.Background(), rs, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.s.Check(); err != nil {

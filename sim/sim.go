@@ -71,9 +71,14 @@ func RunContext(ctx context.Context, cfg Config, reqs []scheduler.Request) (*rep
 	}
 	sorted := append([]scheduler.Request(nil), reqs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
-	if err := e.loop(ctx, sorted); err != nil {
+	if err := e.loop(ctx, sorted, 0); err != nil {
 		return nil, err
 	}
+	return e.finish(cfg, started)
+}
+
+// finish checks the invariants (when asked) and makes the run's report.
+func (e *engine) finish(cfg Config, started time.Time) (*report.Report, error) {
 	if cfg.Scheduler.CheckInvariants {
 		if err := e.s.Check(); err != nil {
 			return nil, fmt.Errorf("invariant checker: %w", err)
@@ -131,10 +136,9 @@ func newEngine(cfg Config) (*engine, error) {
 	return e, nil
 }
 
-// loop runs until every arrival is in and nothing is left to happen.
-// It returns early, with ErrStopped, when ctx is done.
-func (e *engine) loop(ctx context.Context, reqs []scheduler.Request) error {
-	next := 0
+// loop runs until every arrival from reqs[next] on is in and nothing is
+// left to happen. It returns early, with ErrStopped, when ctx is done.
+func (e *engine) loop(ctx context.Context, reqs []scheduler.Request, next int) error {
 	reached := Epoch // the last event's time
 	for {
 		if e.cfg.Progress != nil && e.events > 0 {
@@ -143,44 +147,79 @@ func (e *engine) loop(ctx context.Context, reqs []scheduler.Request) error {
 		if ctx.Err() != nil {
 			return e.stopped(e.progress(reached, len(reqs)), context.Cause(ctx))
 		}
-		t, ok := e.nextTime(reqs, next)
+		t, ok := e.nextTime(arrivalOf(reqs, next))
 		if !ok {
 			return nil
 		}
 		reached = t
-		e.events++
-		for len(e.ends) > 0 && !e.ends[0].at.After(t) {
-			end := e.ends.Pop()
-			if st := e.real[end.lease]; st != nil && st.running && st.gen == end.gen {
-				e.handle(e.s.Finished(t, end.lease))
-			}
-		}
-		e.handle(e.s.Advance(t))
-		if err := e.adm.tick(t); err != nil { // admission.go: the cron's computation
+		if err := e.open(t); err != nil {
 			return err
 		}
 		for next < len(reqs) && !Epoch.Add(reqs[next].Arrival).After(t) {
-			ok, err := e.adm.submit(e, t, reqs[next]) // admission.go
-			if err != nil {
+			if err := e.arrive(t, reqs[next]); err != nil {
 				return err
-			}
-			if ok {
-				e.handle(e.power.beforeSubmit(t, reqs[next])) // energy.go
-				l, acts := e.s.Submit(t, reqs[next])
-				e.real[l.ID] = &realState{left: reqs[next].RealDuration()}
-				e.adm.record(l)
-				e.handle(acts)
 			}
 			next++
 		}
-		e.handle(e.power.step(t, func() bool { return e.quiet(reqs, next) })) // energy.go
-		if e.admErr != nil {
-			return e.admErr
+		if err := e.close(t, next < len(reqs)); err != nil {
+			return err
 		}
 	}
 }
 
-func (e *engine) nextTime(reqs []scheduler.Request, next int) (time.Time, bool) {
+// open starts the event at t, up to its arrivals: the real ends that are
+// due, Scheduler.Advance and the admission cron.
+func (e *engine) open(t time.Time) error {
+	e.events++
+	for len(e.ends) > 0 && !e.ends[0].at.After(t) {
+		end := e.ends.Pop()
+		if st := e.real[end.lease]; st != nil && st.running && st.gen == end.gen {
+			e.handle(e.s.Finished(t, end.lease))
+		}
+	}
+	e.handle(e.s.Advance(t))
+	return e.adm.tick(t) // admission.go: the cron's computation
+}
+
+// arrive passes one request arriving at t through the admission stage
+// (which records a rejection with Scheduler.Refuse) to the scheduler.
+func (e *engine) arrive(t time.Time, req scheduler.Request) error {
+	ok, err := e.adm.submit(e, t, req) // admission.go
+	if err != nil || !ok {
+		return err
+	}
+	e.submit(t, req)
+	return nil
+}
+
+// submit gives an admitted request to the scheduler (after the energy
+// hook) and starts following its real run time.
+func (e *engine) submit(t time.Time, req scheduler.Request) {
+	e.handle(e.power.beforeSubmit(t, req)) // energy.go
+	l, acts := e.s.Submit(t, req)
+	e.real[l.ID] = &realState{left: req.RealDuration()}
+	e.adm.record(l)
+	e.handle(acts)
+}
+
+// close ends the event at t, after its arrivals: the energy controller's
+// step (more: arrivals are still to come).
+func (e *engine) close(t time.Time, more bool) error {
+	e.handle(e.power.step(t, func() bool { return !more && e.quiet() })) // energy.go
+	return e.admErr
+}
+
+// arrivalOf is the arrival time of reqs[next], if there is one.
+func arrivalOf(reqs []scheduler.Request, next int) (time.Time, bool) {
+	if next < len(reqs) {
+		return Epoch.Add(reqs[next].Arrival), true
+	}
+	return time.Time{}, false
+}
+
+// nextTime is the next event's time: the next arrival (has), the
+// scheduler's next event, the next real end, the controllers' ticks.
+func (e *engine) nextTime(arrival time.Time, has bool) (time.Time, bool) {
 	var t time.Time
 	ok := false
 	consider := func(c time.Time) {
@@ -188,8 +227,8 @@ func (e *engine) nextTime(reqs []scheduler.Request, next int) (time.Time, bool) 
 			t, ok = c, true
 		}
 	}
-	if next < len(reqs) {
-		consider(Epoch.Add(reqs[next].Arrival))
+	if has {
+		consider(arrival)
 	}
 	if at, has := e.s.NextEvent(); has {
 		consider(at)

@@ -30,6 +30,7 @@ func init() {
 		{"alpha_c128", "1.6", "scale of C128's local Weibull inter-arrival, s (the source sweeps 0.08-6.0)"},
 		{"alpha_c256", "1.2", "scale of C256's local Weibull inter-arrival, s (the source sweeps 0.06-4.5)"},
 		{"beta_l", "0.35", "shape of the local Weibull inter-arrivals"},
+		{"local_scale", "1", "factor on the three local scales alpha_c64, alpha_c128, alpha_c256 (one knob for the local rate: the source sweeps about 0.05-3.75 times the defaults)"},
 		deadlineRatioMin, deadlineRatioMax,
 		localNotice,
 	}, generate: generateDAS2, multi: true}
@@ -58,7 +59,7 @@ func readDAS2(v values) (das2Setup, error) {
 			*dst, err = v.float(name, lo, hi)
 		}
 	}
-	var days, mE, aE, b, betaL float64
+	var days, mE, aE, b, betaL, scale float64
 	var alpha [3]float64
 	get("days", &days, 0.001, 3650)
 	get("alpha_e", &s.ext.alpha, 0.001, 1e6)
@@ -70,6 +71,7 @@ func readDAS2(v values) (das2Setup, error) {
 	get("alpha_c128", &alpha[1], 0.001, 1e6)
 	get("alpha_c256", &alpha[2], 0.001, 1e6)
 	get("beta_l", &betaL, 0.05, 100)
+	get("local_scale", &scale, 0.001, 1000)
 	get("deadline_ratio_min", &s.ratioLo, 1, 1000)
 	get("deadline_ratio_max", &s.ratioHi, 1, 1000)
 	if err == nil {
@@ -86,13 +88,13 @@ func readDAS2(v values) (das2Setup, error) {
 	s.ext.size = logUniform2{Low: 0.8, Med: mE, High: 6, Q: 0.9, POne: 0.2, PPow2: 0.5, Cap: das2Clusters[2].hosts}
 	local := []struct{ m, h, a float64 }{{2.5, 6, 5.0}, {3.5, 7, 5.35}, {4.5, 8, 5.5}}
 	for i, l := range local {
-		s.local[i] = das2Stream{alpha: alpha[i], beta: betaL, a: l.a, b: b,
+		s.local[i] = das2Stream{alpha: alpha[i] * scale, beta: betaL, a: l.a, b: b,
 			size: logUniform2{Low: 0.8, Med: l.m, High: l.h, Q: 0.9, POne: 0.3, PPow2: 0.6, Cap: das2Clusters[i].hosts}}
 	}
 	names := []string{"alpha_e", "alpha_c64", "alpha_c128", "alpha_c256"}
 	for i, st := range append([]das2Stream{s.ext}, s.local[:]...) {
 		if m, _ := weibullMoments(st.alpha, st.beta); s.span/m > maxRequests {
-			return s, fmt.Errorf("%s=%q with days=%q: more than %d requests: %w", names[i], v[names[i]], v["days"], maxRequests, ErrBadParam)
+			return s, fmt.Errorf("%s=%q with local_scale=%q, days=%q: more than %d requests: %w", names[i], v[names[i]], v["local_scale"], v["days"], maxRequests, ErrBadParam)
 		}
 	}
 	return s, nil

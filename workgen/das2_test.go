@@ -3,6 +3,7 @@ package workgen
 import (
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/bora-sched/bora/scheduler"
@@ -105,5 +106,36 @@ func TestDAS2BadParams(t *testing.T) {
 		if !errors.Is(err, ErrBadParam) || !containsWord(err, "=") {
 			t.Errorf("%s=%s: error %v, want ErrBadParam", c.k, c.v, err)
 		}
+	}
+}
+
+// TestDAS2LocalScale: local_scale multiplies the three local scales, so
+// at 2 each cluster's local requests arrive at half the rate (over 8
+// days, within 10 % of half the count at 1), the gateway's are drawn the
+// same way, and at 1 the workload is the one without the parameter.
+func TestDAS2LocalScale(t *testing.T) {
+	base, err := Generate("das2", 5, map[string]string{"days": "8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Generate("das2", 5, map[string]string{"days": "8", "local_scale": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half, err := Generate("das2", 5, map[string]string{"days": "8", "local_scale": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(base.Requests, one.Requests) || !reflect.DeepEqual(base.Clusters, one.Clusters) {
+		t.Error("local_scale 1 changed the workload")
+	}
+	for i := range base.Clusters {
+		n, h := len(base.Clusters[i].Requests), len(half.Clusters[i].Requests)
+		if r := float64(h) / float64(n); r < 0.45 || r > 0.55 {
+			t.Errorf("%s: %d local requests at scale 2 against %d at 1 (ratio %.3f, want 0.5)", base.Clusters[i].Name, h, n, r)
+		}
+	}
+	if _, err := Generate("das2", 5, map[string]string{"local_scale": "0"}); !errors.Is(err, ErrBadParam) {
+		t.Errorf("local_scale 0: %v, want ErrBadParam", err)
 	}
 }

@@ -37,6 +37,7 @@ type simulateFlags struct {
 	suspendRate, resumeRate              float64
 	waitingFactor                        float64
 	check                                bool
+	federation, gateways                 string
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -53,7 +54,13 @@ the hosts are switched on and off by the energy policy (docs/models.md §5) and
 the report adds energy_kwh and violation_rate. With --admission external
 leases pass the admission stage first (docs/models.md §4) and the report adds
 admission_violation_rate, admission_rejection_rate, admission_threshold_s and
-the external rejections by reason.`,
+the external rejections by reason.
+
+With --federation FILE, the file's clusters run behind one gateway on the same
+simulated clock (docs/models.md §6): the gateway dispatches each external
+lease by its policy (--gateway, a comma list for a sweep; the file's
+otherwise), and a cluster whose admission refuses it sends it to the next.
+The report's metrics are the federation's; its clusters list each cluster's.`,
 		Example: `  bora simulate --trace testdata/traces/sdsc-blue-30days.swf \
       --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512
   bora simulate --trace t.swf --policy MOV,MLIP,MOML -o json --report out/
@@ -61,7 +68,8 @@ the external rejections by reason.`,
       --inject testdata/traces/local-work_15-dur_3h-size_2medium.lwf --hosts 512 \
       --energy always-on,gesp,sesp,pemp
   bora simulate --trace gateway.json --inject C64.json --hosts 64 \
-      --admission accept-all,one-at-a-time,rate,pacp`,
+      --admission accept-all,one-at-a-time,rate,pacp
+  bora simulate --federation examples/federation.yaml --gateway rr,pap-rnd,pap-rtdp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
 	}
@@ -84,12 +92,20 @@ the external rejections by reason.`,
 	fl.StringVarP(&f.output, "output", "o", "table", "output: table, json or yaml")
 	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation/power plots (SVG, PNG) here")
 	fl.BoolVar(&f.check, "check-invariants", true, "check after every decision that no host is over capacity")
+	fl.StringVar(&f.federation, "federation", "", "simulate the clusters of this federation file behind their gateway (docs/formats.md)")
+	fl.StringVar(&f.gateways, "gateway", "", "gateway policy rr|lrf|bcf|lrf-rnd|bcf-rnd|pap-rnd|pap-rtdp|earliest-finish (with --federation); a comma list runs a sweep")
 	return cmd
 }
 
 func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
+	if f.federation != "" {
+		return runFederation(cmd, f) // federation.go
+	}
+	if f.gateways != "" {
+		return usage("--gateway needs --federation FILE")
+	}
 	if f.trace == "" {
-		return usage("--trace is required")
+		return usage("--trace is required (or --federation FILE)")
 	}
 	if f.output != "table" && f.output != "json" && f.output != "yaml" {
 		return usage("-o: unknown output %q (want table, json or yaml)", f.output)
