@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/dispatch"
 	"github.com/bora-sched/bora/workgen"
@@ -79,28 +77,9 @@ const (
 // ErrSpec is wrapped by every error about an experiment file.
 var ErrSpec = errors.New("invalid experiment file")
 
-// SpecError is an error in an experiment file: the file, the line, the
-// key path and the problem.
-type SpecError struct {
-	File string
-	Line int
-	Path string
-	Msg  string
-}
-
-func (e *SpecError) Error() string {
-	at := e.File
-	if e.Line > 0 {
-		at += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Path == "" {
-		return at + ": " + e.Msg
-	}
-	return at + ": " + e.Path + ": " + e.Msg
-}
-
-// Unwrap returns ErrSpec.
-func (e *SpecError) Unwrap() error { return ErrSpec }
+// SpecError is an error in an experiment file (Kind ErrSpec): the file,
+// the line, the key path and the problem.
+type SpecError = yamlstrict.FileError
 
 // Load reads and checks an experiment file.
 func Load(path string) (*Spec, error) {
@@ -114,29 +93,16 @@ func Load(path string) (*Spec, error) {
 // Parse reads and checks an experiment file's text; file names it in
 // errors.
 func Parse(data []byte, file string) (*Spec, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := yamlstrict.Syntax(err)
-		return nil, &SpecError{File: file, Line: line, Msg: msg}
+	s := &Spec{file: file}
+	lines, err := yamlstrict.DecodeFile(data, file, s, ErrSpec)
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, &SpecError{File: file, Msg: "empty file"}
+	s.lines = lines
+	if s.Name == "" {
+		s.Name = baseName(file)
 	}
-	lines, err := yamlstrict.Lines(doc.Content[0])
-	if err == nil {
-		s := &Spec{file: file, lines: lines}
-		if err = yamlstrict.Decode(doc.Content[0], s, ""); err == nil {
-			if s.Name == "" {
-				s.Name = baseName(file)
-			}
-			return s, s.check(file)
-		}
-	}
-	var se *yamlstrict.Error
-	if errors.As(err, &se) {
-		return nil, &SpecError{File: file, Line: se.Line, Path: se.Path, Msg: se.Err.Error()}
-	}
-	return nil, &SpecError{File: file, Msg: err.Error()}
+	return s, s.check(file)
 }
 
 func baseName(file string) string {
@@ -150,7 +116,7 @@ func baseName(file string) string {
 // check validates the decoded file: every error names its key and line.
 func (s *Spec) check(file string) error {
 	bad := func(path, format string, args ...any) error {
-		return &SpecError{File: file, Line: s.lineOf(path), Path: path, Msg: fmt.Sprintf(format, args...)}
+		return &SpecError{File: file, Line: s.lineOf(path), Path: path, Msg: fmt.Sprintf(format, args...), Kind: ErrSpec}
 	}
 	params, err := workgen.Params(s.Model)
 	if err != nil {

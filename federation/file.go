@@ -1,16 +1,12 @@
 package federation
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/dispatch"
@@ -81,28 +77,9 @@ type ClusterSpec struct {
 	Set map[string]string `yaml:"set"`
 }
 
-// FileError is an error in a federation file: the file, the line, the
-// key path and the problem.
-type FileError struct {
-	File string
-	Line int
-	Path string
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	at := e.File
-	if e.Line > 0 {
-		at += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Path == "" {
-		return at + ": " + e.Msg
-	}
-	return at + ": " + e.Path + ": " + e.Msg
-}
-
-// Unwrap returns ErrFile.
-func (e *FileError) Unwrap() error { return ErrFile }
+// FileError is an error in a federation file (Kind ErrFile): the file,
+// the line, the key path and the problem.
+type FileError = yamlstrict.FileError
 
 // Load reads and checks a federation file.
 func Load(path string) (*File, error) {
@@ -117,29 +94,16 @@ func Load(path string) (*File, error) {
 // errors (and trace paths are relative to its directory). Every error is
 // a *FileError wrapping ErrFile.
 func Parse(data []byte, file string) (*File, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := yamlstrict.Syntax(err)
-		return nil, &FileError{File: file, Line: line, Msg: msg}
+	f := &File{file: file}
+	lines, err := yamlstrict.DecodeFile(data, file, f, ErrFile)
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, &FileError{File: file, Msg: "empty file"}
+	f.lines = lines
+	if f.Name == "" {
+		f.Name = baseName(file)
 	}
-	lines, err := yamlstrict.Lines(doc.Content[0])
-	if err == nil {
-		f := &File{file: file, lines: lines}
-		if err = yamlstrict.Decode(doc.Content[0], f, ""); err == nil {
-			if f.Name == "" {
-				f.Name = baseName(file)
-			}
-			return f, f.check()
-		}
-	}
-	var se *yamlstrict.Error
-	if errors.As(err, &se) {
-		return nil, &FileError{File: file, Line: se.Line, Path: se.Path, Msg: se.Err.Error()}
-	}
-	return nil, &FileError{File: file, Msg: err.Error()}
+	return f, f.check()
 }
 
 func baseName(file string) string {
@@ -149,7 +113,7 @@ func baseName(file string) string {
 
 // bad is an error at path.
 func (f *File) bad(path, format string, args ...any) error {
-	return &FileError{File: f.file, Line: f.lines[path], Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &FileError{File: f.file, Line: f.lines[path], Path: path, Msg: fmt.Sprintf(format, args...), Kind: ErrFile}
 }
 
 // check validates the decoded file: every error names its key.
