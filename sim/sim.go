@@ -59,18 +59,10 @@ func Run(cfg Config, reqs []scheduler.Request) (*report.Report, error) {
 // ErrStopped and ctx's cause that says how far the run got.
 func RunContext(ctx context.Context, cfg Config, reqs []scheduler.Request) (*report.Report, error) {
 	started := time.Now()
-	if err := cfg.Cluster.Validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.Energy.Validate(); err != nil {
-		return nil, err
-	}
-	e, err := newEngine(cfg)
+	e, sorted, err := prepare(cfg, reqs)
 	if err != nil {
 		return nil, err
 	}
-	sorted := append([]scheduler.Request(nil), reqs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
 	if err := e.loop(ctx, sorted, 0); err != nil {
 		return nil, err
 	}
@@ -308,3 +300,21 @@ func (stderrLog) LeaseError(id scheduler.LeaseID, what string, err error) {
 }
 
 func (stderrLog) Debug(string, map[string]any) {}
+
+// prepare checks cfg, builds its engine and sorts reqs by arrival
+// (stably, in a copy): the start of Run and of a Stepper.
+func prepare(cfg Config, reqs []scheduler.Request) (*engine, []scheduler.Request, error) {
+	if err := cfg.Cluster.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := cfg.Energy.Validate(); err != nil {
+		return nil, nil, err
+	}
+	e, err := newEngine(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sorted := append([]scheduler.Request(nil), reqs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
+	return e, sorted, nil
+}

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/bora-sched/bora/report"
@@ -38,18 +37,10 @@ type Stepper struct {
 // invalid configuration.
 func NewStepper(cfg Config, local []scheduler.Request) (*Stepper, error) {
 	started := time.Now()
-	if err := cfg.Cluster.Validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.Energy.Validate(); err != nil {
-		return nil, err
-	}
-	e, err := newEngine(cfg)
+	e, sorted, err := prepare(cfg, local)
 	if err != nil {
 		return nil, err
 	}
-	sorted := append([]scheduler.Request(nil), local...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
 	return &Stepper{e: e, cfg: cfg, local: sorted, at: Epoch, started: started}, nil
 }
 
