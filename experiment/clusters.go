@@ -7,54 +7,53 @@ import (
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/dispatch"
 	"github.com/bora-sched/bora/federation"
+	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/workgen"
 )
 
 // runClusters runs every policy on a multi-cluster workload
-// (docs/experiments.md, "Multi-cluster experiments") and aggregates the
-// clusters' metrics into the run's sample (aggregation).
+// (docs/experiments.md, "Multi-cluster experiments"): a policy that
+// names a gateway runs the clusters behind it on one clock, any other
+// runs them on their own with the round-robin split. The run's sample is
+// the clusters' metrics aggregated by federation.Overall, each cluster's
+// its own.
 func (r *Result) runClusters(ctx context.Context, s *Spec, base func() (config.Config, error), p, k int, w *workgen.Workload) error {
 	for q, pol := range s.Policies {
 		at := fmt.Sprintf("%s=%s, seed %d, policy %s", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], pol.Name)
+		run := s.splitClusters
 		if pol.Gateway != "" {
-			if err := r.runFederation(ctx, s, base, p, q, k, w); err != nil {
-				return fmt.Errorf("%s: %w", at, err)
-			}
-			continue
+			run = s.federate
 		}
-		cs, err := s.simulateClusters(ctx, base, p, q, w)
+		overall, clusters, err := run(ctx, base, p, q, r.Seeds[k], w)
 		if err != nil {
 			return fmt.Errorf("%s: %w", at, err)
 		}
+		vals := metricValues(overall)
 		for m, name := range s.Metrics {
-			v, ok, err := aggregate(name, cs)
-			if err != nil {
-				return fmt.Errorf("%s: %w", at, err)
-			}
+			v, ok := vals[name]
 			if !ok {
-				return fmt.Errorf("policy %s: metric %s: the run did not measure it (energy_kwh and violation_rate need energy.policy)", pol.Name, name)
+				return fmt.Errorf("%s: metric %s: the run did not measure it (energy_kwh and violation_rate need energy.policy)", at, name)
 			}
 			r.Samples[p][q][m][k] = v
-			for c := range cs {
-				r.ClusterSamples[p][q][m][c][k] = cs[c].values[name]
+			for c := range clusters {
+				r.ClusterSamples[p][q][m][c][k] = metricValues(clusters[c])[name]
 			}
 		}
 	}
 	return nil
 }
 
-// runFederation runs point p's policy q, which names a gateway policy,
-// on the clusters of w behind one gateway on one clock (package
-// federation): the run's sample is the federation's overall metrics
-// (the same rules as aggregation), each cluster's its own.
-func (r *Result) runFederation(ctx context.Context, s *Spec, base func() (config.Config, error), p, q, k int, w *workgen.Workload) error {
+// federate runs point p's policy q, which names a gateway policy, on the
+// clusters of w behind one gateway on one clock (package federation):
+// the federation's overall metrics and each cluster's.
+func (s *Spec) federate(ctx context.Context, base func() (config.Config, error), p, q int, seed uint64, w *workgen.Workload) (report.Metrics, []report.Metrics, error) {
 	pol := s.Policies[q]
-	setup := federation.Setup{Name: pol.Name, Policy: dispatch.PolicyName(pol.Gateway), Seed: r.Seeds[k], External: w.Requests}
+	setup := federation.Setup{Name: pol.Name, Policy: dispatch.PolicyName(pol.Gateway), Seed: seed, External: w.Requests}
 	for _, cl := range w.Clusters {
 		sc, err := s.runConfig(base, p, q, clusterShape(cl))
 		if err != nil {
-			return err
+			return report.Metrics{}, nil, err
 		}
 		sc.Name, sc.Trace = cl.Name, sc.Trace+" "+cl.Name
 		speed := float64(cl.MIPS) / 1000
@@ -65,45 +64,51 @@ func (r *Result) runFederation(ctx context.Context, s *Spec, base func() (config
 	}
 	rep, err := federation.Run(ctx, setup)
 	if err != nil {
-		return err
+		return report.Metrics{}, nil, err
 	}
-	vals := metricValues(rep.Metrics)
-	for m, name := range s.Metrics {
-		v, ok := vals[name]
-		if !ok {
-			return fmt.Errorf("policy %s: metric %s: the run did not measure it (energy_kwh and violation_rate need energy.policy)", pol.Name, name)
-		}
-		r.Samples[p][q][m][k] = v
-		for c := range rep.Clusters {
-			r.ClusterSamples[p][q][m][c][k] = metricValues(rep.Clusters[c].Metrics)[name]
-		}
+	clusters := make([]report.Metrics, len(rep.Clusters))
+	for c := range rep.Clusters {
+		clusters[c] = rep.Clusters[c].Metrics
 	}
-	return nil
+	return rep.Metrics, clusters, nil
+}
+
+// splitClusters runs point p's policy q on each cluster of w on its own
+// (simulateClusters): the clusters' metrics aggregated by
+// federation.Overall, with no gateway rejection, and each cluster's.
+func (s *Spec) splitClusters(ctx context.Context, base func() (config.Config, error), p, q int, _ uint64, w *workgen.Workload) (report.Metrics, []report.Metrics, error) {
+	reps, err := s.simulateClusters(ctx, base, p, q, w)
+	if err != nil {
+		return report.Metrics{}, nil, err
+	}
+	clusters := make([]report.Metrics, len(reps))
+	for c, rep := range reps {
+		clusters[c] = rep.Metrics
+	}
+	return federation.Overall(reps, 0), clusters, nil
 }
 
 // simulateClusters runs point p's policy q on each cluster of w, one
 // after the other: the gateway's external requests are split round robin
 // over the clusters (dispatch.RoundRobin), and each cluster is simulated
 // on its own hosts with its local requests and its share.
-func (s *Spec) simulateClusters(ctx context.Context, base func() (config.Config, error), p, q int, w *workgen.Workload) ([]clusterResult, error) {
+func (s *Spec) simulateClusters(ctx context.Context, base func() (config.Config, error), p, q int, w *workgen.Workload) ([]*report.Report, error) {
 	shares, err := dispatch.RoundRobin(w.Requests, len(w.Clusters))
 	if err != nil {
 		return nil, err
 	}
-	cs := make([]clusterResult, len(w.Clusters))
+	reps := make([]*report.Report, len(w.Clusters))
 	for c, cl := range w.Clusters {
 		sc, err := s.runConfig(base, p, q, clusterShape(cl))
 		if err != nil {
 			return nil, err
 		}
 		sc.Trace += " " + cl.Name
-		rep, err := sim.RunContext(ctx, sc, dispatch.Merge(cl.Requests, shares[c]))
-		if err != nil {
+		if reps[c], err = sim.RunContext(ctx, sc, dispatch.Merge(cl.Requests, shares[c])); err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", cl.Name, err)
 		}
-		cs[c] = clusterResult{name: cl.Name, report: rep, values: metricValues(rep.Metrics)}
 	}
-	return cs, nil
+	return reps, nil
 }
 
 // allocClusters makes ClusterSamples for a multi-cluster model.

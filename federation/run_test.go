@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -235,5 +236,41 @@ func TestSetupErrors(t *testing.T) {
 		if _, err := Run(context.Background(), s); err == nil || !errors.Is(err, ErrSetup) {
 			t.Errorf("%s: %v, want ErrSetup", name, err)
 		}
+	}
+}
+
+// TestOverallRules: the three kinds of rule on made-up clusters, worked
+// by hand.
+func TestOverallRules(t *testing.T) {
+	lease := func(origin, state string) report.Lease { return report.Lease{Origin: origin, State: state} }
+	// C1: 4 local leases, 1 rejected (25 %), and 1 external; C2: 1
+	// local lease, rejected (100 %). Recomputed: 2 of 5 = 40 % (the
+	// plain mean of the rates would be 62.5 %).
+	c1 := &report.Report{Cluster: report.Cluster{Hosts: 2, CPU: 100},
+		Leases: []report.Lease{lease("local", "rejected"), lease("local", "done"), lease("local", "done"),
+			lease("local", "done"), lease("external", "done")},
+		Metrics: report.Metrics{LocalRejectionRate: 25, Leases: 5, MakespanS: 100, Utilisation: 50}}
+	c2 := &report.Report{Cluster: report.Cluster{Hosts: 1, CPU: 100},
+		Leases:  []report.Lease{lease("local", "rejected")},
+		Metrics: report.Metrics{LocalRejectionRate: 100, Leases: 1, MakespanS: 40, Utilisation: 100}}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
+	m := Overall([]*report.Report{c1, c2}, 0)
+	// Utilisation weighted by CPU x makespan: (50*20,000 + 100*4,000)/24,000.
+	if !near(m.LocalRejectionRate, 40) || m.Leases != 6 || m.MakespanS != 100 || !near(m.Utilisation, 1400000.0/24000) {
+		t.Errorf("local rate %v, leases %d, makespan %v, utilisation %v; want 40, 6, 100, 58.33",
+			m.LocalRejectionRate, m.Leases, m.MakespanS, m.Utilisation)
+	}
+	if m.EnergyKWh != nil || m.ViolationRate != nil {
+		t.Error("energy or violation rate measured by no cluster: aggregated anyway")
+	}
+	// Two external leases rejected by the gateway: 2 of the 3 external
+	// leases, and 8 leases in all.
+	if m := Overall([]*report.Report{c1, c2}, 2); !near(m.ExternalRejectionRate, 200.0/3) || m.Leases != 8 {
+		t.Errorf("with 2 gateway rejections: external rate %v, leases %d; want 66.67, 8", m.ExternalRejectionRate, m.Leases)
+	}
+	// No external lease anywhere: the rate is 0, as the simulator's.
+	c1.Leases = c1.Leases[:4]
+	if m := Overall([]*report.Report{c1, c2}, 0); m.ExternalRejectionRate != 0 || m.ExternalCompletedPercent != 0 {
+		t.Errorf("external rates over no lease: %v, %v", m.ExternalRejectionRate, m.ExternalCompletedPercent)
 	}
 }
