@@ -3,7 +3,6 @@ package experiment
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,13 +81,7 @@ var ErrSpec = errors.New("invalid experiment file")
 type SpecError = yamlstrict.FileError
 
 // Load reads and checks an experiment file.
-func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(data, path)
-}
+func Load(path string) (*Spec, error) { return yamlstrict.LoadFile(path, Parse) }
 
 // Parse reads and checks an experiment file's text; file names it in
 // errors.

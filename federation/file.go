@@ -3,7 +3,6 @@ package federation
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,13 +81,7 @@ type ClusterSpec struct {
 type FileError = yamlstrict.FileError
 
 // Load reads and checks a federation file.
-func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(data, path)
-}
+func Load(path string) (*File, error) { return yamlstrict.LoadFile(path, Parse) }
 
 // Parse reads and checks a federation file's text; file names it in
 // errors (and trace paths are relative to its directory). Every error is

@@ -2,6 +2,7 @@ package yamlstrict
 
 import (
 	"errors"
+	"os"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -56,4 +57,15 @@ func DecodeFile(data []byte, file string, v any, kind error) (map[string]int, er
 		return nil, &FileError{File: file, Line: se.Line, Path: se.Path, Msg: se.Err.Error(), Kind: kind}
 	}
 	return nil, &FileError{File: file, Msg: err.Error(), Kind: kind}
+}
+
+// LoadFile reads the file at path and hands its text and path to parse
+// (a file format's Parse, which names the file in its errors).
+func LoadFile[T any](path string, parse func(data []byte, file string) (T, error)) (T, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return parse(data, path)
 }

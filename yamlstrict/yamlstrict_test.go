@@ -2,6 +2,9 @@ package yamlstrict
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -102,5 +105,23 @@ func TestSyntax(t *testing.T) {
 	}
 	if line, msg := Syntax(errors.New("yaml: no line here")); line != 0 || msg != "no line here" {
 		t.Errorf("Syntax without a line = %d, %q", line, msg)
+	}
+}
+
+// TestLoadFile: the file's text and path reach parse; a missing file is
+// the reading's error, parse not called.
+func TestLoadFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(path, []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parse := func(data []byte, file string) (string, error) { return file + "=" + string(data), nil }
+	if got, err := LoadFile(path, parse); err != nil || got != path+"=a: 1\n" {
+		t.Errorf("LoadFile: %q, %v", got, err)
+	}
+	called := false
+	_, err := LoadFile(path+".missing", func([]byte, string) (int, error) { called = true; return 1, nil })
+	if !errors.Is(err, fs.ErrNotExist) || called {
+		t.Errorf("missing file: %v (parse called: %v), want fs.ErrNotExist", err, called)
 	}
 }

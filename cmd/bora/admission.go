@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -25,17 +26,9 @@ func newAdmissionCmd(c *cli) *cobra.Command {
 		Use:   "explain",
 		Short: "show how the admission limit comes out: the inputs, E(R_K) for K = 1..K*+1 and the threshold D",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			a, err := cl.Admission(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return c.print(cmd.OutOrStdout(), a, func(w io.Writer) error { return showAdmissionExplain(w, a) })
-		},
+		RunE: ask(c, func(ctx context.Context, cl *api.Client, _ []string) (api.Admission, error) {
+			return cl.Admission(ctx)
+		}, showAdmissionExplain),
 	}
 	c.addOutputFlag(explain.Flags())
 	cmd.AddCommand(explain)

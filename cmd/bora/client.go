@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -106,6 +107,22 @@ func (c *cli) print(w io.Writer, v any, table func(io.Writer) error) error {
 		return writeYAMLDoc(w, v)
 	}
 	return table(w)
+}
+
+// ask is the RunE of a command that asks the daemon one thing: get's
+// answer printed as -o says, as a table by table.
+func ask[T any](c *cli, get func(ctx context.Context, cl *api.Client, args []string) (T, error), table func(io.Writer, T) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		cl, err := c.client()
+		if err != nil {
+			return err
+		}
+		v, err := get(cmd.Context(), cl, args)
+		if err != nil {
+			return err
+		}
+		return c.print(cmd.OutOrStdout(), v, func(w io.Writer) error { return table(w, v) })
+	}
 }
 
 // writeYAMLDoc writes v's JSON as YAML: the same keys, in the same order.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -36,17 +37,9 @@ func newHostListCmd(c *cli) *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "list the hosts with their power state and what is reserved on them now",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			hs, err := cl.ListHosts(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return c.print(cmd.OutOrStdout(), hs, func(w io.Writer) error { return hostTable(w, hs) })
-		},
+		RunE: ask(c, func(ctx context.Context, cl *api.Client, _ []string) ([]api.Host, error) {
+			return cl.ListHosts(ctx)
+		}, hostTable),
 	}
 }
 
@@ -86,17 +79,9 @@ func newHostShowCmd(c *cli) *cobra.Command {
 		Use:   "show NAME",
 		Short: "show a host",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			h, err := cl.GetHost(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			return c.print(cmd.OutOrStdout(), h, func(w io.Writer) error { return showHost(w, h) })
-		},
+		RunE: ask(c, func(ctx context.Context, cl *api.Client, args []string) (api.Host, error) {
+			return cl.GetHost(ctx, args[0])
+		}, showHost),
 	}
 }
 
@@ -140,16 +125,8 @@ func newHostActionCmd(c *cli, action, short string) *cobra.Command {
 		Use:   action + " NAME",
 		Short: short,
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			h, err := cl.HostAction(cmd.Context(), args[0], action)
-			if err != nil {
-				return err
-			}
-			return c.print(cmd.OutOrStdout(), h, func(w io.Writer) error { return hostTable(w, []api.Host{h}) })
-		},
+		RunE: ask(c, func(ctx context.Context, cl *api.Client, args []string) (api.Host, error) {
+			return cl.HostAction(ctx, args[0], action)
+		}, func(w io.Writer, h api.Host) error { return hostTable(w, []api.Host{h}) }),
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -205,17 +206,9 @@ func newLeaseListCmd(c *cli) *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "list leases (yours, or all for an admin)",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			ls, err := cl.ListLeases(cmd.Context(), flt)
-			if err != nil {
-				return err
-			}
-			return c.print(cmd.OutOrStdout(), ls, func(w io.Writer) error { return c.leaseTable(w, ls) })
-		},
+		RunE: ask(c, func(ctx context.Context, cl *api.Client, _ []string) ([]api.Lease, error) {
+			return cl.ListLeases(ctx, flt)
+		}, c.leaseTable),
 	}
 	cmd.Flags().StringVar(&flt.State, "state", "", "only leases in this state (pending, scheduled, running, ...)")
 	cmd.Flags().StringVar(&flt.User, "user", "", "only this user's leases")
@@ -267,21 +260,13 @@ func newLeaseShowCmd(c *cli) *cobra.Command {
 		Use:   "show ID",
 		Short: "show a lease: its request, plan and history",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: ask(c, func(ctx context.Context, cl *api.Client, args []string) (api.Lease, error) {
 			id, err := leaseID(args[0])
 			if err != nil {
-				return err
+				return api.Lease{}, err
 			}
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			l, err := cl.GetLease(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			return c.print(cmd.OutOrStdout(), l, func(w io.Writer) error { return c.showLease(w, l) })
-		},
+			return cl.GetLease(ctx, id)
+		}, c.showLease),
 	}
 }
 

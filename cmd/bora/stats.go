@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -15,17 +16,9 @@ func newStatsCmd(c *cli) *cobra.Command {
 		Use:   "stats",
 		Short: "show the daemon's counters: leases by state, preemptions, utilisation, energy",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			st, err := cl.Stats(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return c.print(cmd.OutOrStdout(), st, func(w io.Writer) error { return c.showStats(w, st) })
-		},
+		RunE: ask(c, func(ctx context.Context, cl *api.Client, _ []string) (api.Stats, error) {
+			return cl.Stats(ctx)
+		}, c.showStats),
 	}
 	c.addOutputFlag(cmd.Flags())
 	return cmd
