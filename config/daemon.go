@@ -14,7 +14,7 @@ import (
 
 	"github.com/bora-sched/bora/drivers/libvirt/libvirtcfg"
 	"github.com/bora-sched/bora/drivers/opennebula/onecfg"
-	"github.com/bora-sched/bora/drivers/power"
+	"github.com/bora-sched/bora/drivers/power/powercmd"
 	"github.com/bora-sched/bora/fielderr"
 )
 
@@ -375,17 +375,17 @@ func (c Config) validatePower() error {
 // a template that does not parse, or names a field hosts do not have, is
 // refused by the loader (bora config check) rather than at start.
 func (c Config) validatePowerCommands() error {
-	hosts := map[string]power.HostInfo{}
+	hosts := map[string]powercmd.HostInfo{}
 	for _, h := range c.Hosts {
 		hosts[h.Name] = h.PowerInfo()
 	}
 	p := c.Power
-	_, err := power.NewCommand(power.CommandConfig{On: p.On, Off: p.Off, Status: p.Status, Timeout: p.Timeout}, hosts, nil)
+	_, _, err := powercmd.Check(powercmd.Config{On: p.On, Off: p.Off, Status: p.Status, Timeout: p.Timeout}, hosts)
 	if err == nil {
 		return nil
 	}
-	field, msg, _ := strings.Cut(err.Error(), ": ") // NewCommand's errors start with the field
-	msg = strings.Replace(msg, " in type power.HostInfo", " (the fields are .Name, .Address, .MAC and .BMC)", 1)
+	field, msg, _ := strings.Cut(err.Error(), ": ") // Check's errors start with the field
+	msg = strings.Replace(msg, " in type powercmd.HostInfo", " (the fields are .Name, .Address, .MAC and .BMC)", 1)
 	switch field {
 	case "on", "off", "status", "timeout":
 		return fieldErr("power."+field, msg)
@@ -394,8 +394,8 @@ func (c Config) validatePowerCommands() error {
 }
 
 // PowerInfo is what the power commands' templates know of the host.
-func (h HostSpec) PowerInfo() power.HostInfo {
-	return power.HostInfo{Name: h.Name, Address: h.Address, MAC: h.MAC, BMC: h.BMC}
+func (h HostSpec) PowerInfo() powercmd.HostInfo {
+	return powercmd.HostInfo{Name: h.Name, Address: h.Address, MAC: h.MAC, BMC: h.BMC}
 }
 
 // fieldErr is a bad value of one key, found by validation. Near are the

@@ -9,49 +9,33 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"text/template"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/drivers/power/powercmd"
 )
 
 var _ drivers.PowerDriver = (*Command)(nil)
 
-// CommandConfig holds the power commands, as text/template texts over a
-// HostInfo ({{.Name}}, {{.Address}}, {{.MAC}}, {{.BMC}}; {{quote .X}}
-// quotes a value for the shell). Each runs with /bin/sh -c.
-type CommandConfig struct {
-	On     string // powers the host on; should return once it is up
-	Off    string // powers the host off; should return once it is off
-	Status string // optional: prints "on" or "off" (any power state)
-	// Timeout bounds each command (0 = only the caller's context); a
-	// command still running then is killed with its process group.
-	Timeout time.Duration
-}
+// CommandConfig holds the power commands (package powercmd, which
+// config uses to check them without this driver).
+type CommandConfig = powercmd.Config
 
 // HostInfo is what the templates know of a host.
-type HostInfo struct {
-	Name    string // defaults to the key in the hosts map
-	Address string
-	MAC     string
-	BMC     string
-}
+type HostInfo = powercmd.HostInfo
 
 // Command is a PowerDriver that runs shell commands. Safe for concurrent
 // use.
 type Command struct {
 	cfg   CommandConfig
 	log   *logrus.Entry
-	tmpls map[string]*template.Template // by field: on, off, status
+	tmpls powercmd.Templates
 
 	mu      sync.Mutex
-	scripts map[string]scripts // by host
+	scripts map[string]powercmd.Scripts // by host
 }
-
-// scripts are a host's commands, expanded.
-type scripts struct{ on, off, status string }
 
 // NewCommand parses cfg's templates and expands them for every host.
 // Errors name the field: "on: required", "status: template: ...",
@@ -63,66 +47,11 @@ func NewCommand(cfg CommandConfig, hosts map[string]HostInfo, log *logrus.Entry)
 		l.SetOutput(io.Discard)
 		log = logrus.NewEntry(l)
 	}
-	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("timeout: must not be negative, got %s", cfg.Timeout)
+	tmpls, scripts, err := powercmd.Check(cfg, hosts)
+	if err != nil {
+		return nil, err
 	}
-	fields := []struct {
-		name     string
-		text     string
-		required bool
-	}{
-		{"on", cfg.On, true},
-		{"off", cfg.Off, true},
-		{"status", cfg.Status, false},
-	}
-	c := &Command{cfg: cfg, log: log, tmpls: map[string]*template.Template{}, scripts: make(map[string]scripts, len(hosts))}
-	for _, f := range fields {
-		if strings.TrimSpace(f.text) == "" {
-			if f.required {
-				return nil, fmt.Errorf("%s: required", f.name)
-			}
-			continue
-		}
-		tmpl, err := template.New(f.name).Funcs(template.FuncMap{"quote": shellQuote}).Parse(f.text)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.name, err)
-		}
-		// Executing once on an empty HostInfo finds unknown fields even
-		// when there are no hosts yet.
-		if _, err := expand(tmpl, HostInfo{}); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.name, err)
-		}
-		c.tmpls[f.name] = tmpl
-	}
-	for name, h := range hosts {
-		if h.Name == "" {
-			h.Name = name
-		}
-		s, err := c.expandAll(h)
-		if err != nil {
-			return nil, err
-		}
-		c.scripts[name] = s
-	}
-	return c, nil
-}
-
-// expandAll expands the commands for host h; errors name the field and
-// the host.
-func (c *Command) expandAll(h HostInfo) (scripts, error) {
-	var s scripts
-	for name, dst := range map[string]*string{"on": &s.on, "off": &s.off, "status": &s.status} {
-		t := c.tmpls[name]
-		if t == nil {
-			continue
-		}
-		text, err := expand(t, h)
-		if err != nil {
-			return scripts{}, fmt.Errorf("%s: host %s: %w", name, h.Name, err)
-		}
-		*dst = text
-	}
-	return s, nil
+	return &Command{cfg: cfg, log: log, tmpls: tmpls, scripts: scripts}, nil
 }
 
 // AddHost makes host h known (a host that joined the cluster since the
@@ -131,7 +60,7 @@ func (c *Command) AddHost(h HostInfo) error {
 	if h.Name == "" {
 		return fmt.Errorf("power: adding a host: empty name: %w", drivers.ErrUnknownHost)
 	}
-	s, err := c.expandAll(h)
+	s, err := c.tmpls.Expand(h)
 	if err != nil {
 		return err
 	}
@@ -142,24 +71,11 @@ func (c *Command) AddHost(h HostInfo) error {
 }
 
 // script returns host's commands.
-func (c *Command) script(host string) (scripts, bool) {
+func (c *Command) script(host string) (powercmd.Scripts, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.scripts[host]
 	return s, ok
-}
-
-func expand(t *template.Template, h HostInfo) (string, error) {
-	var b strings.Builder
-	if err := t.Execute(&b, h); err != nil {
-		return "", err
-	}
-	return b.String(), nil
-}
-
-// shellQuote quotes s as one word for /bin/sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // PowerOn runs the on command for host, unless the status command (if
@@ -182,8 +98,8 @@ func (c *Command) switchTo(ctx context.Context, host string, target drivers.Powe
 		return fmt.Errorf("power %s %q: %w", target, host, drivers.ErrUnknownHost)
 	}
 	log := c.log.WithFields(logrus.Fields{"host": host, "op": "power-" + string(target)})
-	if s.status != "" {
-		st, err := c.status(ctx, host, s.status)
+	if s.Status != "" {
+		st, err := c.status(ctx, host, s.Status)
 		switch {
 		case err == nil && st == target:
 			log.Debug("host already in power state")
@@ -194,9 +110,9 @@ func (c *Command) switchTo(ctx context.Context, host string, target drivers.Powe
 			log.WithError(err).Warn("power status unknown, switching anyway")
 		}
 	}
-	script := s.on
+	script := s.On
 	if target == drivers.PowerOff {
-		script = s.off
+		script = s.Off
 	}
 	_, err := c.run(ctx, string(target), host, script)
 	if err != nil {
@@ -216,10 +132,10 @@ func (c *Command) Status(ctx context.Context, host string) (drivers.PowerState, 
 	switch {
 	case !ok:
 		return "", fmt.Errorf("power status %q: %w", host, drivers.ErrUnknownHost)
-	case s.status == "":
+	case s.Status == "":
 		return "", fmt.Errorf("power status: no status command: %w", drivers.ErrUnsupported)
 	}
-	return c.status(ctx, host, s.status)
+	return c.status(ctx, host, s.Status)
 }
 
 func (c *Command) status(ctx context.Context, host, script string) (drivers.PowerState, error) {

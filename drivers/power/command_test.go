@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bora-sched/bora/drivers"
+	"github.com/bora-sched/bora/drivers/power/powercmd"
 )
 
 var testHosts = map[string]HostInfo{
@@ -21,7 +22,7 @@ var testHosts = map[string]HostInfo{
 // state in a file there, logging every on and off command.
 func stateDir(t *testing.T) (string, CommandConfig) {
 	dir := t.TempDir()
-	q := shellQuote(dir)
+	q := powercmd.ShellQuote(dir)
 	return dir, CommandConfig{
 		On:      "echo on > " + q + "/{{.Name}} && echo on {{.Name}} >> " + q + "/log",
 		Off:     "echo off > " + q + "/{{.Name}} && echo off {{.Name}} >> " + q + "/log",
@@ -78,7 +79,7 @@ func TestCommandSwitches(t *testing.T) {
 
 func TestCommandTemplateFields(t *testing.T) {
 	dir := t.TempDir()
-	out := shellQuote(filepath.Join(dir, "args"))
+	out := powercmd.ShellQuote(filepath.Join(dir, "args"))
 	cfg := CommandConfig{
 		On:  "echo {{.Name}} {{.Address}} {{.MAC}} {{.BMC}} {{quote \"it's\"}} > " + out,
 		Off: "true",
@@ -183,7 +184,7 @@ func TestCommandStatus(t *testing.T) {
 // A status command that fails does not stop the switch.
 func TestCommandStatusFailsSwitchesAnyway(t *testing.T) {
 	dir := t.TempDir()
-	cfg := CommandConfig{On: "touch " + shellQuote(filepath.Join(dir, "ran")), Off: "true", Status: "exit 7"}
+	cfg := CommandConfig{On: "touch " + powercmd.ShellQuote(filepath.Join(dir, "ran")), Off: "true", Status: "exit 7"}
 	c, err := NewCommand(cfg, testHosts, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -247,8 +248,8 @@ func TestShellQuote(t *testing.T) {
 		"it's":      `'it'\''s'`,
 		"$(reboot)": "'$(reboot)'",
 	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := powercmd.ShellQuote(in); got != want {
+			t.Errorf("powercmd.ShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
@@ -257,7 +258,7 @@ func TestShellQuote(t *testing.T) {
 // with its own fields; an empty name is refused.
 func TestCommandAddHost(t *testing.T) {
 	dir := t.TempDir()
-	out := shellQuote(filepath.Join(dir, "args"))
+	out := powercmd.ShellQuote(filepath.Join(dir, "args"))
 	c, err := NewCommand(CommandConfig{On: "echo {{.Name}} {{.MAC}} > " + out, Off: "true"}, testHosts, nil)
 	if err != nil {
 		t.Fatal(err)
