@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/bora-sched/bora/scheduler"
 	"github.com/bora-sched/bora/slottable"
@@ -39,9 +40,18 @@ type metrics struct {
 	admCompleted prometheus.Gauge
 }
 
+// newMetrics makes the collectors, each registered with reg as it is
+// made (promauto), so none can be left out.
 func newMetrics(reg *prometheus.Registry) *metrics {
-	m := &metrics{
-		leases: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_leases",
+	f := promauto.With(reg)
+	gauge := func(name, help string) prometheus.Gauge {
+		return f.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+	}
+	counter := func(name, help string) prometheus.Counter {
+		return f.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+	}
+	return &metrics{
+		leases: f.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_leases",
 			Help: "Leases by state."}, []string{"state"}),
 		queue: gauge("bora_queue_length",
 			"Best-effort leases waiting in the queue."),
@@ -51,22 +61,22 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			"VMs preempted, over all preemptions."),
 		overhead: gauge("bora_preemption_overhead_seconds",
 			"Total preemption overhead charged to leases (docs/models.md §2)."),
-		hosts: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_hosts",
+		hosts: f.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_hosts",
 			Help: "Hosts by power state."}, []string{"power"}),
 		unknown: gauge("bora_unknown_vms",
 			"VMs named like bora's that bora does not know (reported, never killed)."),
 		utilisation: gauge("bora_cpu_reserved_ratio",
 			"CPU reserved now over the capacity of enabled hosts."),
-		decision: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "bora_decision_seconds",
+		decision: f.NewHistogram(prometheus.HistogramOpts{Name: "bora_decision_seconds",
 			Help:    "Time of one pass of the scheduling loop (decide and commit).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
-		ops: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_driver_operations_total",
+		ops: f.NewCounterVec(prometheus.CounterOpts{Name: "bora_driver_operations_total",
 			Help: "Driver operations by kind and outcome."}, []string{"op", "outcome"}),
 		energy: gauge("bora_energy_kwh_total",
 			"Energy the hosts drew, in kWh (docs/models.md §5), over the daemon's life."),
 		violations: gauge("bora_waiting_violation_ratio",
 			"External leases that started after waiting longer than alpha times the mean external duration."),
-		powerFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_power_failures_total",
+		powerFailures: f.NewCounterVec(prometheus.CounterOpts{Name: "bora_power_failures_total",
 			Help: "Hosts the power driver failed to switch on or off."}, []string{"op"}),
 		bootsLate: counter("bora_boots_late_total",
 			"Boots still going on when they were planned to be over."),
@@ -76,7 +86,7 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			"Times a host was found running more cores or memory than it has (driver's view)."),
 		passPanics: counter("bora_pass_panics_total",
 			"Passes of the scheduling loop that panicked: thrown away, the state restored from the store."),
-		rejections: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bora_external_rejections_total",
+		rejections: f.NewCounterVec(prometheus.CounterOpts{Name: "bora_external_rejections_total",
 			Help: "External leases rejected at submission, by reason (admission-limit: the admission stage), since borad started."}, []string{"reason"}),
 		admLimit: gauge("bora_admission_limit",
 			"The admission stage's limit K on admitted, unfinished external leases; -1: no limit (accept-all, or warming up)."),
@@ -84,26 +94,13 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			"External leases admitted and not finished."),
 		admThreshold: gauge("bora_admission_threshold_seconds",
 			"The admission threshold D (0: not known yet)."),
-		admInputs: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_admission_input",
+		admInputs: f.NewGaugeVec(prometheus.GaugeOpts{Name: "bora_admission_input",
 			Help: "The admission model's inputs as estimated over the window (docs/models.md §4): rates per second, times in seconds."}, []string{"input"}),
 		admVR: gauge("bora_admission_violation_rate",
 			"VR = (a*v + r)/(a + r) x 100 over the finished external leases the daemon keeps, against the current D."),
 		admCompleted: gauge("bora_external_completed_percent",
 			"Finished external leases the daemon keeps that are done, in percent of them."),
 	}
-	reg.MustRegister(m.leases, m.queue, m.preemptions, m.preemptVMs, m.overhead, m.hosts, m.unknown,
-		m.utilisation, m.decision, m.ops, m.energy, m.violations, m.powerFailures, m.bootsLate,
-		m.opsLate, m.breaches, m.passPanics, m.rejections, m.admLimit, m.admAdmitted, m.admThreshold, m.admInputs,
-		m.admVR, m.admCompleted)
-	return m
-}
-
-func gauge(name, help string) prometheus.Gauge {
-	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-}
-
-func counter(name, help string) prometheus.Counter {
-	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 }
 
 var allStates = []scheduler.State{scheduler.Pending, scheduler.Rejected, scheduler.Scheduled, scheduler.Queued,
