@@ -50,19 +50,32 @@ type Setup struct {
 // setup it cannot run, the simulator's errors, and an error wrapping
 // sim.ErrStopped when ctx is done.
 func Run(ctx context.Context, s Setup) (*report.Report, error) {
-	r, err := simulate(ctx, s)
-	if err != nil {
-		return nil, fmt.Errorf("gateway %s: %w", s.Policy, err)
-	}
-	return r, nil
+	r, _, err := RunClusters(ctx, s)
+	return r, err
 }
 
-func simulate(ctx context.Context, s Setup) (*report.Report, error) {
+// RunClusters is Run that also returns each cluster's own report, in
+// the order of s.Clusters: its leases on its hosts, its power and
+// utilisation, as a single-cluster run reports them (for the Gantt
+// charts of bora simulate --report).
+func RunClusters(ctx context.Context, s Setup) (*report.Report, []*report.Report, error) {
 	started := time.Now()
 	g, err := newGateway(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("gateway %s: %w", s.Policy, err)
 	}
+	reps, err := g.simulate(ctx, s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gateway %s: %w", s.Policy, err)
+	}
+	out := g.report(s, reps)
+	out.Metrics.WallSeconds = time.Since(started).Seconds()
+	return out, reps, nil
+}
+
+// simulate hands the external requests to the clusters in arrival
+// order and finishes every cluster's simulation.
+func (g *gateway) simulate(ctx context.Context, s Setup) ([]*report.Report, error) {
 	ext := append([]scheduler.Request(nil), s.External...)
 	sort.SliceStable(ext, func(i, j int) bool { return ext[i].Arrival < ext[j].Arrival })
 	for i, r := range ext {
@@ -75,13 +88,12 @@ func simulate(ctx context.Context, s Setup) (*report.Report, error) {
 	}
 	reps := make([]*report.Report, len(g.steps))
 	for j, st := range g.steps {
+		var err error
 		if reps[j], err = st.Finish(ctx); err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", s.Clusters[j].Sim.Name, err)
 		}
 	}
-	out := g.report(s, reps)
-	out.Metrics.WallSeconds = time.Since(started).Seconds()
-	return out, nil
+	return reps, nil
 }
 
 // gateway is the run's state: the clusters' simulations and the counts.

@@ -353,7 +353,7 @@ clusters:
 	_ = b.cmd.Wait()
 	b.cmd = nil
 	b.log.Close()
-	time.Sleep(2*gwPoll + gwPoll/2) // the poll in flight, the next one, and a margin
+	time.Sleep(gwPoll + gwPoll/2) // the next poll, which finds b refusing connections, and a margin
 	for _, l := range gw.submit(30) {
 		for _, tr := range l.tried() {
 			if strings.HasPrefix(tr, "b:") {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,17 +18,28 @@ var csvHeader = []string{
 // WriteCSV writes one row per lease of r after a header row naming the
 // columns as in the JSON. Hosts are joined with ';'; a start or end that
 // never happened is an empty cell; numbers are written in their shortest
-// exact form. It returns ErrNilReport or the writer's error.
+// exact form. A federation's report (one with Clusters) has a last
+// column, cluster, the lease's cluster ("" for a lease the gateway
+// rejected). It returns ErrNilReport or the writer's error.
 func WriteCSV(w io.Writer, r *Report) error {
 	if r == nil {
 		return ErrNilReport
 	}
+	federated := len(r.Clusters) > 0
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
+	header := csvHeader
+	if federated {
+		header = append(slices.Clip(header), "cluster")
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for i := range r.Leases {
-		if err := cw.Write(csvRow(&r.Leases[i])); err != nil {
+		row := csvRow(&r.Leases[i])
+		if federated {
+			row = append(row, r.Leases[i].Cluster)
+		}
+		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}

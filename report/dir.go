@@ -33,14 +33,52 @@ const (
 // returns ErrNoReports, ErrNilReport, or the first error writing a file,
 // wrapped with its path.
 func WriteDir(dir string, reports ...*Report) error {
+	return writeRuns(dir, reports, false, func(sub string, i int) error { return writeRun(sub, reports[i]) })
+}
+
+// WriteFederationDir writes federation runs as WriteDir writes runs:
+// for each, the federation's report.json and leases.csv (every
+// cluster's leases with their cluster, and the gateway's rejections),
+// and each cluster's run files (WriteDir's for one report) in a
+// directory named after the cluster (RunDirName). clusters[i] are the
+// reports of overall[i]'s clusters, in its order. With several runs,
+// each goes in a directory of its own, and summary.json and summary.txt
+// compare their overall figures.
+func WriteFederationDir(dir string, overall []*Report, clusters [][]*Report) error {
+	if len(clusters) != len(overall) {
+		return fmt.Errorf("report: %d federation runs with cluster reports for %d", len(overall), len(clusters))
+	}
+	for _, cs := range clusters {
+		if err := checkReports(cs); err != nil {
+			return err
+		}
+	}
+	return writeRuns(dir, overall, false, func(sub string, i int) error {
+		r := overall[i]
+		if err := writeFile(filepath.Join(sub, FileJSON), func(w io.Writer) error { return WriteJSON(w, r) }); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(sub, FileLeases), func(w io.Writer) error { return WriteCSV(w, r) }); err != nil {
+			return err
+		}
+		return writeRuns(sub, clusters[i], true, func(csub string, j int) error { return writeRun(csub, clusters[i][j]) })
+	})
+}
+
+// writeRuns creates dir and calls write for each run's directory: dir
+// itself for a single run, else a subdirectory named by RunDirName (made
+// unique), with summary.json and summary.txt over the runs at the top.
+// parts gives every run a subdirectory and writes no summary (the
+// clusters of a federation run).
+func writeRuns(dir string, reports []*Report, parts bool, write func(sub string, i int) error) error {
 	if err := checkReports(reports); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: creating %s: %w", dir, err)
 	}
-	if len(reports) == 1 {
-		return writeRun(dir, reports[0])
+	if len(reports) == 1 && !parts {
+		return write(dir, 0)
 	}
 	used := map[string]bool{}
 	for i, r := range reports {
@@ -53,9 +91,12 @@ func WriteDir(dir string, reports ...*Report) error {
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return fmt.Errorf("report: creating %s: %w", sub, err)
 		}
-		if err := writeRun(sub, r); err != nil {
+		if err := write(sub, i); err != nil {
 			return err
 		}
+	}
+	if parts {
+		return nil
 	}
 	if err := writeFile(filepath.Join(dir, FileSummaryJSON), func(w io.Writer) error {
 		return WriteJSON(w, reports...)

@@ -157,3 +157,52 @@ func TestRunDirName(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteFederationDir: two federation runs, each in its directory
+// with the federation's report.json and leases.csv (with the cluster
+// column) and each cluster's run files; summary files at the top, none
+// per run; cluster reports that do not match the runs are refused.
+func TestWriteFederationDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fed := func(name string) *Report {
+		r := handReport(name)
+		r.Clusters = []ClusterReport{{Name: "C1"}, {Name: "C2"}}
+		for i := range r.Leases {
+			r.Leases[i].Cluster = []string{"C1", "C2"}[i%2]
+		}
+		return r
+	}
+	overall := []*Report{fed("rr"), fed("pap-rtdp")}
+	clusters := [][]*Report{{handReport("C1"), handReport("C2")}, {handReport("C1"), handReport("C2")}}
+	if err := WriteFederationDir(dir, overall, clusters); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []string{"rr", "pap-rtdp"} {
+		for _, c := range []string{"C1", "C2"} {
+			checkRunDir(t, filepath.Join(dir, run, c), 384)
+		}
+		csv, err := os.ReadFile(filepath.Join(dir, run, FileLeases))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+		if len(lines) != len(overall[0].Leases)+1 || !strings.HasSuffix(lines[0], ",cluster") || !strings.HasSuffix(lines[1], ",C1") || !strings.HasSuffix(lines[2], ",C2") {
+			t.Errorf("%s/leases.csv:\n%s", run, csv)
+		}
+		if _, err := os.Stat(filepath.Join(dir, run, FileJSON)); err != nil {
+			t.Error(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, run, FileSummaryTxt)); err == nil {
+			t.Errorf("%s: a summary of its clusters was written", run)
+		}
+	}
+	for _, f := range []string{FileSummaryJSON, FileSummaryTxt} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := WriteFederationDir(t.TempDir(), overall, clusters[:1]); err == nil {
+		t.Error("two runs with the clusters of one: no error")
+	}
+}

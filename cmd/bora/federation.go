@@ -18,7 +18,7 @@ import (
 // federationFlags are the flags of a single-cluster run that a
 // federation file replaces.
 var federationFlags = []string{"trace", "inject", "config", "hosts", "host-cpu", "host-memory", "policy", "backfilling",
-	"energy", "admission", "waiting-factor", "suspend-rate", "resume-rate", "storage", "set", "report"}
+	"energy", "admission", "waiting-factor", "suspend-rate", "resume-rate", "storage", "set"}
 
 // runFederation is bora simulate --federation: the file's clusters
 // behind its gateway, once per policy of --gateway (the file's when not
@@ -53,18 +53,24 @@ func runFederation(cmd *cobra.Command, f *simulateFlags) error {
 		}
 	}
 	reports := make([]*report.Report, len(setups))
+	clusters := make([][]*report.Report, len(setups))
 	errs := make([]error, len(setups))
 	var wg sync.WaitGroup
 	for i := range setups {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			reports[i], errs[i] = federation.Run(cmd.Context(), setups[i])
+			reports[i], clusters[i], errs[i] = federation.RunClusters(cmd.Context(), setups[i])
 		}(i)
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
+	}
+	if f.reportDir != "" {
+		if err := report.WriteFederationDir(f.reportDir, reports, clusters); err != nil {
+			return err
+		}
 	}
 	if f.output == "table" {
 		return writeFederationTable(cmd.OutOrStdout(), reports)

@@ -79,6 +79,29 @@ func TestSimulateFederation(t *testing.T) {
 		!strings.Contains(stdout, "A      tried 2, placed 2, refused by admission 0, rejected by the scheduler 0") {
 		t.Errorf("table: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// --report: the federation's report and leases (with their cluster),
+	// each cluster's run files in a directory of its name; rr's leases
+	// e1 and e3 on A's host 0.
+	rep := filepath.Join(dir, "rep")
+	if code, _, stderr := runArgs("simulate", "--federation", fed, "--gateway", "rr", "--report", rep); code != exitOK {
+		t.Fatalf("--report: exit %d, %s", code, stderr)
+	}
+	csv, err := os.ReadFile(filepath.Join(rep, "leases.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 5 || !strings.HasSuffix(lines[0], ",real_s,cluster") ||
+		!strings.HasPrefix(lines[1], "1,e1,") || !strings.HasSuffix(lines[1], ",A") {
+		t.Errorf("federation leases.csv:\n%s", csv)
+	}
+	for _, f := range []string{"report.json", "A/report.json", "A/leases.csv", "A/gantt.svg", "B/utilisation.png"} {
+		if _, err := os.Stat(filepath.Join(rep, f)); err != nil {
+			t.Errorf("--report: %v", err)
+		}
+	}
+	if a, err := os.ReadFile(filepath.Join(rep, "A", "leases.csv")); err != nil || !strings.Contains(string(a), ",e1,") || !strings.Contains(string(a), ",e3,") || strings.Contains(string(a), ",e2,") {
+		t.Errorf("A's leases.csv (%v):\n%s", err, a)
+	}
 	// PAP: 4 leases over 30 s (0.133/s) of 100 s each on one host of
 	// speed 1 (theta 100 s) per cluster: the two can take 0.02/s.
 	if code, _, stderr := runArgs("simulate", "--federation", fed); code == exitOK || !strings.Contains(stderr, "gateway pap-rtdp: the policy's inputs (docs/models.md §6): external rate 0.13333333333333333, capacity 0.02") {

@@ -90,7 +90,7 @@ The report's metrics are the federation's; its clusters list each cluster's.`,
 	fl.StringVar(&f.storage, "storage", "", "where suspend images go: shared (a lease's VMs one after the other) or local (each host in parallel); default shared")
 	fl.StringArrayVar(&f.sets, "set", nil, "set any config key, e.g. scheduler.suspension=none (repeatable)")
 	fl.StringVarP(&f.output, "output", "o", "table", "output: table, json or yaml")
-	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation/power plots (SVG, PNG) here")
+	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation/power plots (SVG, PNG) here (with --federation: the plots per cluster)")
 	fl.BoolVar(&f.check, "check-invariants", true, "check after every decision that no host is over capacity")
 	fl.StringVar(&f.federation, "federation", "", "simulate the clusters of this federation file behind their gateway (docs/formats.md)")
 	fl.StringVar(&f.gateways, "gateway", "", "gateway policy rr|lrf|bcf|lrf-rnd|bcf-rnd|pap-rnd|pap-rtdp|earliest-finish (with --federation); a comma list runs a sweep")
