@@ -22,7 +22,10 @@ func (r *Result) runClusters(ctx context.Context, s *Spec, base func() (config.C
 	for q, pol := range s.Policies {
 		at := fmt.Sprintf("%s=%s, seed %d, policy %s", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], pol.Name)
 		run := s.splitClusters
-		if pol.Gateway != "" {
+		switch {
+		case s.fed != nil:
+			run = s.federateFile
+		case pol.Gateway != "":
 			run = s.federate
 		}
 		overall, clusters, err := run(ctx, base, p, q, r.Seeds[k], w)
@@ -62,7 +65,23 @@ func (s *Spec) federate(ctx context.Context, base func() (config.Config, error),
 		}
 		setup.Clusters = append(setup.Clusters, federation.Member{Sim: sc, Speed: speed, Local: cl.Requests})
 	}
-	rep, err := federation.Run(ctx, setup)
+	return federationMetrics(federation.Run(ctx, setup))
+}
+
+// federateFile runs point p's policy q with seed on the federation
+// file's clusters behind its gateway: the federation's overall metrics
+// and each cluster's.
+func (s *Spec) federateFile(ctx context.Context, base func() (config.Config, error), p, q int, seed uint64, _ *workgen.Workload) (report.Metrics, []report.Metrics, error) {
+	setup, err := s.federationSetup(base, p, q, seed)
+	if err != nil {
+		return report.Metrics{}, nil, err
+	}
+	return federationMetrics(federation.Run(ctx, setup))
+}
+
+// federationMetrics are a federation report's overall metrics and each
+// cluster's.
+func federationMetrics(rep *report.Report, err error) (report.Metrics, []report.Metrics, error) {
 	if err != nil {
 		return report.Metrics{}, nil, err
 	}

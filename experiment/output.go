@@ -105,10 +105,10 @@ func (r *Result) plot(m int) report.SweepPlot {
 func WriteText(w io.Writer, r *Result) error {
 	s := r.Spec
 	if len(r.Clusters) == 0 {
-		fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d simulations\n", s.Name, s.Model, s.Seeds, s.FirstSeed, r.Runs)
+		fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d simulations\n", s.Name, s.ModelName(), s.Seeds, s.FirstSeed, r.Runs)
 	} else {
 		fmt.Fprintf(w, "experiment %s: model %s, %d seeds (from %d), %d runs of %d clusters (%s) each, aggregated\n",
-			s.Name, s.Model, s.Seeds, s.FirstSeed, r.Runs, len(r.Clusters), strings.Join(r.Clusters, ", "))
+			s.Name, s.ModelName(), s.Seeds, s.FirstSeed, r.Runs, len(r.Clusters), strings.Join(r.Clusters, ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for m, metric := range s.Metrics {
@@ -179,13 +179,15 @@ func WriteCSV(w io.Writer, r *Result) error {
 
 // jsonResult is the JSON form of a Result.
 type jsonResult struct {
-	Name    string            `json:"name"`
-	Model   string            `json:"model"`
-	Params  map[string]string `json:"params"`
-	Config  map[string]string `json:"config,omitempty"`
-	Param   string            `json:"param"`
-	Seeds   []uint64          `json:"seeds"`
-	Compare []string          `json:"compare,omitempty"`
+	Name  string `json:"name"`
+	Model string `json:"model"`
+	// Federation is the federation file of an experiment over one.
+	Federation string            `json:"federation,omitempty"`
+	Params     map[string]string `json:"params"`
+	Config     map[string]string `json:"config,omitempty"`
+	Param      string            `json:"param"`
+	Seeds      []uint64          `json:"seeds"`
+	Compare    []string          `json:"compare,omitempty"`
 	// Clusters names a multi-cluster model's clusters, simulated one by
 	// one and aggregated into each sample.
 	Clusters []string    `json:"clusters,omitempty"`
@@ -209,7 +211,7 @@ type jsonMetric struct {
 // WriteJSON writes the summaries with every sample, seed by seed.
 func WriteJSON(w io.Writer, r *Result) error {
 	s := r.Spec
-	out := jsonResult{Name: s.Name, Model: s.Model, Params: s.Params, Config: s.Config, Param: s.Vary.Param,
+	out := jsonResult{Name: s.Name, Model: s.Model, Federation: s.Federation, Params: s.Params, Config: s.Config, Param: s.Vary.Param,
 		Seeds: r.Seeds, Compare: s.Compare, Clusters: r.Clusters}
 	for p, v := range s.Vary.Values {
 		pt := jsonPoint{Value: v, Policies: map[string]map[string]jsonMetric{}}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"runtime"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bora-sched/bora/config"
+	"github.com/bora-sched/bora/federation"
 	"github.com/bora-sched/bora/report"
 	"github.com/bora-sched/bora/sim"
 	"github.com/bora-sched/bora/simconfig"
@@ -149,6 +151,16 @@ func (s *Spec) CheckConfigs(base func() (config.Config, error)) error {
 	if base == nil {
 		base = defaultBase
 	}
+	if s.fed != nil {
+		for p := range s.Vary.Values {
+			for q := range s.Policies {
+				if _, err := s.federationSetup(base, p, q, s.FirstSeed); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	shapes := []*shape{nil}
 	if len(s.clusters) > 0 {
 		shapes = shapes[:0]
@@ -189,6 +201,9 @@ func workloadShape(w *workgen.Workload) *shape {
 // runJob generates point p's workload for seed k and runs every policy
 // on it.
 func (r *Result) runJob(ctx context.Context, s *Spec, base func() (config.Config, error), p, k int) error {
+	if s.fed != nil {
+		return r.runClusters(ctx, s, base, p, k, nil)
+	}
 	w, err := s.generate(p, r.Seeds[k])
 	if err != nil {
 		return err
@@ -256,31 +271,8 @@ func (s *Spec) runConfig(base func() (config.Config, error), p, q int, sh *shape
 	if sh != nil {
 		cfg.Cluster.Hosts, cfg.Cluster.CPU, cfg.Cluster.Memory = sh.hosts, sh.cpu, sh.memory
 	}
-	set := func(path, key, value string) error {
-		if err := cfg.Set(config.FullKey(key), value); err != nil {
-			return &SpecError{File: s.file, Line: s.lineOf(path), Path: path, Msg: err.Error()}
-		}
-		return nil
-	}
-	for _, k := range sortedKeys(s.Config) {
-		if err := set("config."+k, k, s.Config[k]); err != nil {
-			return sim.Config{}, err
-		}
-	}
-	if !s.isModelParam() {
-		key := s.Vary.Param
-		if key == varyHosts {
-			key = "cluster.hosts"
-		}
-		if err := set(fmt.Sprintf("vary.values[%d]", p), key, s.Vary.Values[p]); err != nil {
-			return sim.Config{}, err
-		}
-	}
-	pol := s.Policies[q]
-	for _, k := range sortedKeys(pol.Set) {
-		if err := set(fmt.Sprintf("policies[%d].set.%s", q, k), k, pol.Set[k]); err != nil {
-			return sim.Config{}, err
-		}
+	if err := s.configure(&cfg, p, q); err != nil {
+		return sim.Config{}, err
 	}
 	sc, err := simconfig.Run(cfg)
 	if err != nil {
@@ -290,9 +282,62 @@ func (s *Spec) runConfig(base func() (config.Config, error), p, q int, sh *shape
 	if err := sc.Cluster.Validate(); err != nil {
 		return sim.Config{}, &SpecError{File: s.file, Path: "cluster", Msg: err.Error()}
 	}
-	sc.Name = pol.Name
+	sc.Name = s.Policies[q].Name
 	sc.Trace = fmt.Sprintf("%s %s=%s", s.Model, s.Vary.Param, s.Vary.Values[p])
 	return sc, nil
+}
+
+// configure sets on cfg the experiment's config keys, point p's swept
+// value (unless it is a workload parameter) and policy q's keys; an
+// error names the key's path and line in the experiment file.
+func (s *Spec) configure(cfg *config.Config, p, q int) error {
+	set := func(path, key, value string) error {
+		if err := cfg.Set(config.FullKey(key), value); err != nil {
+			return &SpecError{File: s.file, Line: s.lineOf(path), Path: path, Msg: err.Error(), Kind: ErrSpec}
+		}
+		return nil
+	}
+	for _, k := range sortedKeys(s.Config) {
+		if err := set("config."+k, k, s.Config[k]); err != nil {
+			return err
+		}
+	}
+	if !s.isModelParam() {
+		key := s.Vary.Param
+		if key == varyHosts {
+			key = "cluster.hosts"
+		}
+		if err := set(fmt.Sprintf("vary.values[%d]", p), key, s.Vary.Values[p]); err != nil {
+			return err
+		}
+	}
+	for _, k := range sortedKeys(s.Policies[q].Set) {
+		if err := set(fmt.Sprintf("policies[%d].set.%s", q, k), k, s.Policies[q].Set[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// federationSetup is the federation file's run for point p, policy q
+// and seed: the policy's gateway (the file's when empty), the seed for
+// the workload and the gateway, the parameters over the file's, the
+// configuration keys over every cluster's.
+func (s *Spec) federationSetup(base func() (config.Config, error), p, q int, seed uint64) (federation.Setup, error) {
+	o := federation.Overrides{Seed: seed, Seeded: true, Base: base, Params: maps.Clone(s.Params),
+		Configure: func(cfg *config.Config) error { return s.configure(cfg, p, q) }}
+	if s.isModelParam() {
+		if o.Params == nil {
+			o.Params = map[string]string{}
+		}
+		o.Params[s.Vary.Param] = s.Vary.Values[p]
+	}
+	setup, err := s.fed.SetupWith(s.Policies[q].Gateway, o)
+	if err != nil {
+		return federation.Setup{}, err
+	}
+	setup.Name = s.Policies[q].Name
+	return setup, nil
 }
 
 // summarise fills Summary and Paired from the samples.

@@ -1,14 +1,17 @@
 package experiment
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/dispatch"
+	"github.com/bora-sched/bora/federation"
 	"github.com/bora-sched/bora/workgen"
 	"github.com/bora-sched/bora/yamlstrict"
 )
@@ -22,6 +25,12 @@ type Spec struct {
 	// fixed parameters.
 	Model  string            `yaml:"model"`
 	Params map[string]string `yaml:"params"`
+	// Federation, instead of Model, names a federation file (docs/formats.md
+	// §7, a path relative to the experiment file): its clusters behind
+	// its gateway are every run's. Params then set its generator's
+	// parameters, the seeds replace its workload's and gateway's seed,
+	// and the configuration keys apply to every cluster after the file's.
+	Federation string `yaml:"federation"`
 	// Config sets bora configuration keys (dotted, as `bora simulate
 	// --set`) for every run: the cluster, the scheduler, the energy
 	// section.
@@ -45,6 +54,7 @@ type Spec struct {
 	lines    map[string]int
 	kind     string            // what Vary.Param is: varyModel, varyHosts or varyConfig (check sets it)
 	clusters []workgen.Cluster // a multi-cluster model's clusters, without requests (check sets them)
+	fed      *federation.File  // the federation file (check loads it)
 }
 
 // Vary is the swept parameter: a generator parameter (a name of the
@@ -111,9 +121,9 @@ func (s *Spec) check(file string) error {
 	bad := func(path, format string, args ...any) error {
 		return &SpecError{File: file, Line: s.lineOf(path), Path: path, Msg: fmt.Sprintf(format, args...), Kind: ErrSpec}
 	}
-	params, err := workgen.Params(s.Model)
+	params, err := s.workloadParams(file, bad)
 	if err != nil {
-		return bad("model", "%v", err)
+		return err
 	}
 	known := map[string]bool{}
 	for _, p := range params {
@@ -121,7 +131,7 @@ func (s *Spec) check(file string) error {
 	}
 	for k := range s.Params {
 		if !known[k] {
-			return bad("params."+k, "model %s has no parameter %q (it has %s)", s.Model, k, paramNames(params))
+			return bad("params."+k, "model %s has no parameter %q (it has %s)", s.ModelName(), k, paramNames(params))
 		}
 	}
 	s.kind = s.varyKind(known)
@@ -130,7 +140,7 @@ func (s *Spec) check(file string) error {
 		return bad("vary.param", "missing: name the parameter to sweep")
 	case kind == "":
 		return bad("vary.param", "%q is neither a parameter of model %s (%s), hosts, nor a dotted configuration key",
-			s.Vary.Param, s.Model, paramNames(params))
+			s.Vary.Param, s.ModelName(), paramNames(params))
 	case len(s.Vary.Values) == 0:
 		return bad("vary.values", "missing: list the values to sweep")
 	case kind == varyModel && s.Params[s.Vary.Param] != "":
@@ -189,10 +199,65 @@ func (s *Spec) check(file string) error {
 	return nil
 }
 
-// checkClusters checks what a multi-cluster model (das2, gwa-bot) needs:
-// its clusters keep their own sizes, and every metric has a rule to
-// aggregate it over them (aggregation).
+// workloadParams are the parameters of the workload's generator: the
+// model's, or the federation file's generator's (none when the file
+// reads traces only). A federation file is loaded here, its path
+// relative to the experiment file's directory.
+func (s *Spec) workloadParams(file string, bad func(path, format string, args ...any) error) ([]workgen.Param, error) {
+	if s.Federation == "" {
+		params, err := workgen.Params(s.Model)
+		if err != nil {
+			return nil, bad("model", "%v", err)
+		}
+		return params, nil
+	}
+	if s.Model != "" {
+		return nil, bad("model", "give a model or a federation file, not both (the federation file sets the workload)")
+	}
+	path := s.Federation
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(file), path)
+	}
+	f, err := federation.Load(path)
+	if err != nil {
+		return nil, bad("federation", "%v", err)
+	}
+	s.fed = f
+	if f.Workload == nil {
+		return nil, nil
+	}
+	return workgen.Params(f.Workload.Model)
+}
+
+// ModelName names the workload: the model, or the federation file's
+// name with its generator.
+func (s *Spec) ModelName() string {
+	switch {
+	case s.fed == nil:
+		return s.Model
+	case s.fed.Workload == nil:
+		return "federation " + s.fed.Name + " (traces)"
+	}
+	return "federation " + s.fed.Name + " (" + s.fed.Workload.Model + ")"
+}
+
+// checkClusters checks what a multi-cluster model (das2, gwa-bot) or a
+// federation file needs: its clusters keep their own sizes, and every
+// metric has a rule to aggregate it over them (aggregation).
 func (s *Spec) checkClusters(bad func(path, format string, args ...any) error) error {
+	if s.fed != nil {
+		for i, p := range s.Policies {
+			if _, err := dispatch.Lookup(cmp.Or(p.Gateway, s.fed.Gateway.Policy)); err != nil {
+				return bad(fmt.Sprintf("policies[%d].gateway", i), "%v", err)
+			}
+		}
+		var names []string
+		for _, c := range s.fed.Clusters {
+			s.clusters = append(s.clusters, workgen.Cluster{Name: c.Name})
+			names = append(names, c.Name)
+		}
+		return s.checkFixedClusters(bad, "the federation file's clusters ("+strings.Join(names, ", ")+")")
+	}
 	clusters, err := workgen.Clusters(s.Model)
 	if err != nil {
 		return bad("model", "%v", err)
@@ -217,8 +282,15 @@ func (s *Spec) checkClusters(bad func(path, format string, args ...any) error) e
 	for _, c := range clusters {
 		sizes = append(sizes, fmt.Sprintf("%s of %d hosts", c.Name, c.Hosts))
 	}
+	return s.checkFixedClusters(bad, "its own clusters ("+strings.Join(sizes, ", ")+")")
+}
+
+// checkFixedClusters refuses keys of the cluster's shape where the
+// workload's clusters (what) are simulated, and metrics without an
+// aggregation rule.
+func (s *Spec) checkFixedClusters(bad func(path, format string, args ...any) error, what string) error {
 	fixed := func(path string) error {
-		return bad(path, "model %s simulates its own clusters (%s): the cluster cannot be set", s.Model, strings.Join(sizes, ", "))
+		return bad(path, "model %s simulates %s: the cluster cannot be set", s.ModelName(), what)
 	}
 	if s.kind == varyHosts || s.kind == varyConfig && isClusterKey(s.Vary.Param) {
 		return fixed("vary.param")
@@ -238,7 +310,7 @@ func (s *Spec) checkClusters(bad func(path, format string, args ...any) error) e
 	for i, m := range s.Metrics {
 		if _, ok := aggregation[m]; !ok {
 			return bad(fmt.Sprintf("metrics[%d]", i), "metric %q has no rule to aggregate it over the clusters of model %s (rules for: %s)",
-				m, s.Model, aggregationRules())
+				m, s.ModelName(), aggregationRules())
 		}
 	}
 	return nil

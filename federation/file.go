@@ -173,7 +173,7 @@ func (f *File) check() error {
 	}
 	// Every configuration key must take: build each cluster's once.
 	for i := range f.Clusters {
-		if _, err := f.clusterConfig(i); err != nil {
+		if _, err := f.clusterConfig(i, Overrides{}); err != nil {
 			return err
 		}
 	}
@@ -230,13 +230,19 @@ func clusterNames(cs []workgen.Cluster) string {
 	return strings.Join(n, ", ")
 }
 
-// clusterConfig is cluster i's simulation: the default configuration,
-// the file's config keys, the cluster's shape, admission policy and set
-// keys.
-func (f *File) clusterConfig(i int) (sim.Config, error) {
+// clusterConfig is cluster i's simulation: o's base configuration (the
+// default one), the file's config keys, the cluster's shape, admission
+// policy and set keys, then o's Configure.
+func (f *File) clusterConfig(i int, o Overrides) (sim.Config, error) {
 	c := f.Clusters[i]
 	at := fmt.Sprintf("clusters[%d]", i)
 	cfg := config.Default()
+	if o.Base != nil {
+		var err error
+		if cfg, err = o.Base(); err != nil {
+			return sim.Config{}, err
+		}
+	}
 	set := func(path, key, value string) error {
 		if err := cfg.Set(config.FullKey(key), value); err != nil {
 			return f.bad(path, "%v", err)
@@ -274,6 +280,11 @@ func (f *File) clusterConfig(i int) (sim.Config, error) {
 			return sim.Config{}, err
 		}
 	}
+	if o.Configure != nil {
+		if err := o.Configure(&cfg); err != nil {
+			return sim.Config{}, err
+		}
+	}
 	if c.Admission != "" {
 		if _, err := cfg.Admission.Controller(""); err != nil {
 			return sim.Config{}, f.bad(at+".admission", "%v", err)
@@ -293,18 +304,52 @@ func (f *File) clusterConfig(i int) (sim.Config, error) {
 // Setup reads or generates the requests and builds the run of gateway
 // policy (the file's when empty). Trace paths are relative to the file's
 // directory.
-func (f *File) Setup(policy string) (Setup, error) {
+func (f *File) Setup(policy string) (Setup, error) { return f.SetupWith(policy, Overrides{}) }
+
+// Overrides change a federation file's run, for bora experiment's
+// sweeps over it.
+type Overrides struct {
+	// Seed, when Seeded, replaces the workload's seed and the gateway's.
+	Seed   uint64
+	Seeded bool
+	// Params are workload parameters over the file's.
+	Params map[string]string
+	// Base is the configuration every cluster starts from (nil: the
+	// default configuration).
+	Base func() (config.Config, error)
+	// Configure, when set, changes every cluster's configuration after
+	// the file's keys (config, the cluster's admission and set).
+	Configure func(*config.Config) error
+}
+
+// SetupWith is Setup with o applied.
+func (f *File) SetupWith(policy string, o Overrides) (Setup, error) {
 	if policy == "" {
 		policy = f.Gateway.Policy
 	}
 	s := Setup{Name: policy, Policy: dispatch.PolicyName(policy), Seed: f.Gateway.Seed,
 		Options: map[string]string{"federation": f.Name, "gateway.policy": policy}}
+	if o.Seeded {
+		s.Seed = o.Seed
+	}
 	var w *workgen.Workload
+	var seed uint64
 	if g := f.Workload; g != nil {
+		params := maps.Clone(g.Params)
+		if len(o.Params) > 0 && params == nil {
+			params = map[string]string{}
+		}
+		maps.Copy(params, o.Params)
+		seed = g.Seed
+		if o.Seeded {
+			seed = o.Seed
+		}
 		var err error
-		if w, err = workgen.Generate(g.Model, g.Seed, g.Params); err != nil {
+		if w, err = workgen.Generate(g.Model, seed, params); err != nil {
 			return Setup{}, f.bad("workload", "%v", err)
 		}
+	} else if len(o.Params) > 0 {
+		return Setup{}, f.bad("workload", "missing: workload parameters are set (%s) but the file generates no workload", strings.Join(sortedKeys(o.Params), ", "))
 	}
 	if f.Gateway.Trace != "" {
 		reqs, err := f.readTrace(f.Gateway.Trace, scheduler.External)
@@ -317,7 +362,7 @@ func (f *File) Setup(policy string) (Setup, error) {
 	}
 	for i, c := range f.Clusters {
 		at := fmt.Sprintf("clusters[%d]", i)
-		sc, err := f.clusterConfig(i)
+		sc, err := f.clusterConfig(i, o)
 		if err != nil {
 			return Setup{}, err
 		}
@@ -340,7 +385,7 @@ func (f *File) Setup(policy string) (Setup, error) {
 			m.Sim.Trace = c.Trace
 		case gen != nil:
 			m.Local = gen.Requests
-			m.Sim.Trace = fmt.Sprintf("%s seed %d %s", f.Workload.Model, f.Workload.Seed, c.Name)
+			m.Sim.Trace = fmt.Sprintf("%s seed %d %s", f.Workload.Model, seed, c.Name)
 		}
 		s.Clusters = append(s.Clusters, m)
 	}
