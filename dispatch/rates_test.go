@@ -201,3 +201,43 @@ func TestCyclic(t *testing.T) {
 		t.Errorf("0 clusters: %v", err)
 	}
 }
+
+// TestRTDPTenThousandByType: 10,000 requests of three types drawn at
+// random (shares 0.2, 0.5, 0.3) over clusters of shares 0.15, 0.25,
+// 0.6: each cluster's share of each type is within 1 % of its target
+// (P_j), the check the gateway issue names.
+func TestRTDPTenThousandByType(t *testing.T) {
+	p, types := []float64{0.15, 0.25, 0.6}, []float64{0.2, 0.5, 0.3}
+	d, err := NewRTDP(p, 2, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 2))
+	count := make([][]int, len(types)) // [type][cluster]
+	for i := range count {
+		count[i] = make([]int, len(p))
+	}
+	for range 10000 {
+		u, typ := rng.Float64(), 0
+		for typ < len(types)-1 && u >= types[typ] {
+			u -= types[typ]
+			typ++
+		}
+		j, err := d.Next(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count[typ][j]++
+	}
+	for i := range types {
+		n := 0
+		for _, c := range count[i] {
+			n += c
+		}
+		for j := range p {
+			if share := float64(count[i][j]) / float64(n); math.Abs(share-p[j]) > 0.01 {
+				t.Errorf("type %d: cluster %d has %.4f of its %d requests, want %v within 0.01", i, j, share, n, p[j])
+			}
+		}
+	}
+}
