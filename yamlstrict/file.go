@@ -2,6 +2,8 @@ package yamlstrict
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strconv"
 
@@ -60,11 +62,23 @@ func DecodeFile(data []byte, file string, v any, kind error) (map[string]int, er
 }
 
 // LoadFile reads the file at path and hands its text and path to parse
-// (a file format's Parse, which names the file in its errors).
+// (a file format's Parse, which names the file in its errors). A path
+// that is not a regular file (a directory, a device such as /dev/zero)
+// is refused without reading it.
 func LoadFile[T any](path string, parse func(data []byte, file string) (T, error)) (T, error) {
-	data, err := os.ReadFile(path)
+	var zero T
+	f, err := os.Open(path)
 	if err != nil {
-		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return zero, err
+	} else if !st.Mode().IsRegular() {
+		return zero, fmt.Errorf("%s: not a regular file", path)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
 		return zero, err
 	}
 	return parse(data, path)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -123,5 +124,10 @@ func TestLoadFile(t *testing.T) {
 	_, err := LoadFile(path+".missing", func([]byte, string) (int, error) { called = true; return 1, nil })
 	if !errors.Is(err, fs.ErrNotExist) || called {
 		t.Errorf("missing file: %v (parse called: %v), want fs.ErrNotExist", err, called)
+	}
+	for _, p := range []string{filepath.Dir(path), os.DevNull} {
+		if _, err := LoadFile(p, parse); err == nil || !strings.HasSuffix(err.Error(), "not a regular file") {
+			t.Errorf("%s: %v, want it refused as not a regular file", p, err)
+		}
 	}
 }
