@@ -324,12 +324,10 @@ func (s *Spec) configure(cfg *config.Config, p, q int) error {
 // the workload and the gateway, the parameters over the file's, the
 // configuration keys over every cluster's.
 func (s *Spec) federationSetup(base func() (config.Config, error), p, q int, seed uint64) (federation.Setup, error) {
-	o := federation.Overrides{Seed: seed, Seeded: true, Base: base, Params: maps.Clone(s.Params),
+	o := federation.Overrides{Seed: seed, Seeded: true, Base: base, Params: map[string]string{},
 		Configure: func(cfg *config.Config) error { return s.configure(cfg, p, q) }}
+	maps.Copy(o.Params, s.Params)
 	if s.isModelParam() {
-		if o.Params == nil {
-			o.Params = map[string]string{}
-		}
 		o.Params[s.Vary.Param] = s.Vary.Values[p]
 	}
 	setup, err := s.fed.SetupWith(s.Policies[q].Gateway, o)

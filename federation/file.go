@@ -335,10 +335,8 @@ func (f *File) SetupWith(policy string, o Overrides) (Setup, error) {
 	var w *workgen.Workload
 	var seed uint64
 	if g := f.Workload; g != nil {
-		params := maps.Clone(g.Params)
-		if len(o.Params) > 0 && params == nil {
-			params = map[string]string{}
-		}
+		params := map[string]string{}
+		maps.Copy(params, g.Params)
 		maps.Copy(params, o.Params)
 		seed = g.Seed
 		if o.Seeded {

@@ -54,11 +54,7 @@ func WriteFederationDir(dir string, overall []*Report, clusters [][]*Report) err
 		}
 	}
 	return writeRuns(dir, overall, false, func(sub string, i int) error {
-		r := overall[i]
-		if err := writeFile(filepath.Join(sub, FileJSON), func(w io.Writer) error { return WriteJSON(w, r) }); err != nil {
-			return err
-		}
-		if err := writeFile(filepath.Join(sub, FileLeases), func(w io.Writer) error { return WriteCSV(w, r) }); err != nil {
+		if err := writeData(sub, overall[i]); err != nil {
 			return err
 		}
 		return writeRuns(sub, clusters[i], true, func(csub string, j int) error { return writeRun(csub, clusters[i][j]) })
@@ -114,15 +110,13 @@ type runFile struct {
 	write func(path string) error
 }
 
-// writeRun writes the files of one run into dir.
+// writeRun writes the files of one run into dir: its data, then its
+// plots.
 func writeRun(dir string, r *Report) error {
+	if err := writeData(dir, r); err != nil {
+		return err
+	}
 	steps := []runFile{
-		{FileJSON, func(p string) error {
-			return writeFile(p, func(w io.Writer) error { return WriteJSON(w, r) })
-		}},
-		{FileLeases, func(p string) error {
-			return writeFile(p, func(w io.Writer) error { return WriteCSV(w, r) })
-		}},
 		{FileGanttSVG, func(p string) error { return WriteGantt(p, r) }},
 		{FileGanttPNG, func(p string) error { return WriteGantt(p, r) }},
 		{FileUtilisationSVG, func(p string) error { return WriteUtilisation(p, r) }},
@@ -132,6 +126,22 @@ func writeRun(dir string, r *Report) error {
 		steps = append(steps, runFile{FilePowerSVG, func(p string) error { return WritePower(p, r) }},
 			runFile{FilePowerPNG, func(p string) error { return WritePower(p, r) }})
 	}
+	return writeFiles(dir, steps)
+}
+
+// writeData writes r's report.json and leases.csv into dir.
+func writeData(dir string, r *Report) error {
+	return writeFiles(dir, []runFile{
+		{FileJSON, func(p string) error {
+			return writeFile(p, func(w io.Writer) error { return WriteJSON(w, r) })
+		}},
+		{FileLeases, func(p string) error {
+			return writeFile(p, func(w io.Writer) error { return WriteCSV(w, r) })
+		}},
+	})
+}
+
+func writeFiles(dir string, steps []runFile) error {
 	for _, s := range steps {
 		if err := s.write(filepath.Join(dir, s.file)); err != nil {
 			return err
