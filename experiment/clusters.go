@@ -19,12 +19,21 @@ import (
 // the clusters' metrics aggregated by federation.Overall, each cluster's
 // its own.
 func (r *Result) runClusters(ctx context.Context, s *Spec, base func() (config.Config, error), p, k int, w *workgen.Workload) error {
+	var reqs *federation.Requests // a federation file's, drawn once for every policy
+	if s.fed != nil {
+		var err error
+		if reqs, err = s.fedRequests(base, p, r.Seeds[k]); err != nil {
+			return fmt.Errorf("%s=%s, seed %d: %w", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], err)
+		}
+	}
 	for q, pol := range s.Policies {
 		at := fmt.Sprintf("%s=%s, seed %d, policy %s", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], pol.Name)
 		run := s.splitClusters
 		switch {
 		case s.fed != nil:
-			run = s.federateFile
+			run = func(ctx context.Context, base func() (config.Config, error), p, q int, seed uint64, _ *workgen.Workload) (report.Metrics, []report.Metrics, error) {
+				return s.federateFile(ctx, base, p, q, seed, reqs)
+			}
 		case pol.Gateway != "":
 			run = s.federate
 		}
@@ -69,10 +78,10 @@ func (s *Spec) federate(ctx context.Context, base func() (config.Config, error),
 }
 
 // federateFile runs point p's policy q with seed on the federation
-// file's clusters behind its gateway: the federation's overall metrics
-// and each cluster's.
-func (s *Spec) federateFile(ctx context.Context, base func() (config.Config, error), p, q int, seed uint64, _ *workgen.Workload) (report.Metrics, []report.Metrics, error) {
-	setup, err := s.federationSetup(base, p, q, seed)
+// file's clusters behind its gateway, on reqs: the federation's overall
+// metrics and each cluster's.
+func (s *Spec) federateFile(ctx context.Context, base func() (config.Config, error), p, q int, seed uint64, reqs *federation.Requests) (report.Metrics, []report.Metrics, error) {
+	setup, err := s.federationSetup(base, p, q, seed, reqs)
 	if err != nil {
 		return report.Metrics{}, nil, err
 	}

@@ -153,8 +153,12 @@ func (s *Spec) CheckConfigs(base func() (config.Config, error)) error {
 	}
 	if s.fed != nil {
 		for p := range s.Vary.Values {
+			reqs, err := s.fedRequests(base, p, s.FirstSeed)
+			if err != nil {
+				return err
+			}
 			for q := range s.Policies {
-				if _, err := s.federationSetup(base, p, q, s.FirstSeed); err != nil {
+				if _, err := s.federationSetup(base, p, q, s.FirstSeed, reqs); err != nil {
 					return err
 				}
 			}
@@ -319,23 +323,35 @@ func (s *Spec) configure(cfg *config.Config, p, q int) error {
 	return nil
 }
 
-// federationSetup is the federation file's run for point p, policy q
-// and seed: the policy's gateway (the file's when empty), the seed for
-// the workload and the gateway, the parameters over the file's, the
-// configuration keys over every cluster's.
-func (s *Spec) federationSetup(base func() (config.Config, error), p, q int, seed uint64) (federation.Setup, error) {
+// fedOverrides are the federation file's overrides for point p, policy
+// q and seed: the seed for the workload and the gateway, the parameters
+// over the file's, the configuration keys over every cluster's.
+func (s *Spec) fedOverrides(base func() (config.Config, error), p, q int, seed uint64) federation.Overrides {
 	o := federation.Overrides{Seed: seed, Seeded: true, Base: base, Params: map[string]string{},
 		Configure: func(cfg *config.Config) error { return s.configure(cfg, p, q) }}
 	maps.Copy(o.Params, s.Params)
 	if s.isModelParam() {
 		o.Params[s.Vary.Param] = s.Vary.Values[p]
 	}
-	setup, err := s.fed.SetupWith(s.Policies[q].Gateway, o)
+	return o
+}
+
+// federationSetup is the federation file's run for point p, policy q
+// and seed on reqs, the file's requests for p and seed (the policy's
+// gateway, the file's when empty).
+func (s *Spec) federationSetup(base func() (config.Config, error), p, q int, seed uint64, reqs *federation.Requests) (federation.Setup, error) {
+	setup, err := s.fed.SetupFrom(s.Policies[q].Gateway, reqs, s.fedOverrides(base, p, q, seed))
 	if err != nil {
 		return federation.Setup{}, err
 	}
 	setup.Name = s.Policies[q].Name
 	return setup, nil
+}
+
+// fedRequests are the federation file's requests for point p and seed,
+// the same for every policy.
+func (s *Spec) fedRequests(base func() (config.Config, error), p int, seed uint64) (*federation.Requests, error) {
+	return s.fed.Requests(s.fedOverrides(base, p, 0, seed))
 }
 
 // summarise fills Summary and Paired from the samples.

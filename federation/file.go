@@ -324,50 +324,83 @@ type Overrides struct {
 
 // SetupWith is Setup with o applied.
 func (f *File) SetupWith(policy string, o Overrides) (Setup, error) {
-	if policy == "" {
-		policy = f.Gateway.Policy
+	r, err := f.Requests(o)
+	if err != nil {
+		return Setup{}, err
 	}
-	s := Setup{Name: policy, Policy: dispatch.PolicyName(policy), Seed: f.Gateway.Seed,
-		Options: map[string]string{"federation": f.Name, "gateway.policy": policy}}
-	if o.Seeded {
-		s.Seed = o.Seed
-	}
-	var w *workgen.Workload
-	var seed uint64
+	return f.SetupFrom(policy, r, o)
+}
+
+// Requests are a federation file's requests, generated and read once
+// for every gateway policy run on them (SetupFrom).
+type Requests struct {
+	w        *workgen.Workload // the generated workload (nil without one)
+	seed     uint64            // its seed
+	external []scheduler.Request
+	local    [][]scheduler.Request // by cluster, nil: the generated cluster's
+}
+
+// Requests generates the file's workload with o's seed and parameters
+// and reads its traces.
+func (f *File) Requests(o Overrides) (*Requests, error) {
+	r := &Requests{local: make([][]scheduler.Request, len(f.Clusters))}
 	if g := f.Workload; g != nil {
 		params := map[string]string{}
 		maps.Copy(params, g.Params)
 		maps.Copy(params, o.Params)
-		seed = g.Seed
+		r.seed = g.Seed
 		if o.Seeded {
-			seed = o.Seed
+			r.seed = o.Seed
 		}
 		var err error
-		if w, err = workgen.Generate(g.Model, seed, params); err != nil {
-			return Setup{}, f.bad("workload", "%v", err)
+		if r.w, err = workgen.Generate(g.Model, r.seed, params); err != nil {
+			return nil, f.bad("workload", "%v", err)
 		}
 	} else if len(o.Params) > 0 {
-		return Setup{}, f.bad("workload", "missing: workload parameters are set (%s) but the file generates no workload", strings.Join(sortedKeys(o.Params), ", "))
+		return nil, f.bad("workload", "missing: workload parameters are set (%s) but the file generates no workload", strings.Join(sortedKeys(o.Params), ", "))
 	}
 	if f.Gateway.Trace != "" {
 		reqs, err := f.readTrace(f.Gateway.Trace, scheduler.External)
 		if err != nil {
-			return Setup{}, f.bad("gateway.trace", "%v", err)
+			return nil, f.bad("gateway.trace", "%v", err)
 		}
-		s.External = reqs
+		r.external = reqs
 	} else {
-		s.External = w.Requests
+		r.external = r.w.Requests
 	}
 	for i, c := range f.Clusters {
-		at := fmt.Sprintf("clusters[%d]", i)
+		if c.Trace == "" {
+			continue
+		}
+		var err error
+		if r.local[i], err = f.readTrace(c.Trace, scheduler.Local); err != nil {
+			return nil, f.bad(fmt.Sprintf("clusters[%d].trace", i), "%v", err)
+		}
+	}
+	return r, nil
+}
+
+// SetupFrom builds the run of gateway policy (the file's when empty) on
+// requests r (from Requests with the same o), with o's seed and
+// configuration.
+func (f *File) SetupFrom(policy string, r *Requests, o Overrides) (Setup, error) {
+	if policy == "" {
+		policy = f.Gateway.Policy
+	}
+	s := Setup{Name: policy, Policy: dispatch.PolicyName(policy), Seed: f.Gateway.Seed, External: r.external,
+		Options: map[string]string{"federation": f.Name, "gateway.policy": policy}}
+	if o.Seeded {
+		s.Seed = o.Seed
+	}
+	for i, c := range f.Clusters {
 		sc, err := f.clusterConfig(i, o)
 		if err != nil {
 			return Setup{}, err
 		}
 		m := Member{Sim: sc, Speed: c.Speed, Cost: c.Cost}
 		var gen *workgen.Cluster
-		if w != nil {
-			gen = findCluster(w.Clusters, c.Name)
+		if r.w != nil {
+			gen = findCluster(r.w.Clusters, c.Name)
 		}
 		if m.Speed == 0 && gen != nil {
 			m.Speed = float64(gen.MIPS) / 1000
@@ -377,13 +410,10 @@ func (f *File) SetupWith(policy string, o Overrides) (Setup, error) {
 		}
 		switch {
 		case c.Trace != "":
-			if m.Local, err = f.readTrace(c.Trace, scheduler.Local); err != nil {
-				return Setup{}, f.bad(at+".trace", "%v", err)
-			}
-			m.Sim.Trace = c.Trace
+			m.Local, m.Sim.Trace = r.local[i], c.Trace
 		case gen != nil:
 			m.Local = gen.Requests
-			m.Sim.Trace = fmt.Sprintf("%s seed %d %s", f.Workload.Model, seed, c.Name)
+			m.Sim.Trace = fmt.Sprintf("%s seed %d %s", f.Workload.Model, r.seed, c.Name)
 		}
 		s.Clusters = append(s.Clusters, m)
 	}

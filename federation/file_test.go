@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -41,6 +42,20 @@ func TestExampleFile(t *testing.T) {
 	}
 	if s2, _ := f.Setup("rr"); s2.Policy != "rr" {
 		t.Errorf("Setup(rr) policy %q", s2.Policy)
+	}
+	// One Requests serves every policy: the same requests as a Setup of
+	// its own draws, drawn once (the setups share them).
+	reqs, err := f.Requests(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, errA := f.SetupFrom("rr", reqs, Overrides{})
+	b, errB := f.SetupFrom("pap-rnd", reqs, Overrides{})
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if !reflect.DeepEqual(a.External, s.External) || !reflect.DeepEqual(a.Clusters[1].Local, s.Clusters[1].Local) || &a.External[0] != &b.External[0] {
+		t.Error("SetupFrom on one Requests: not the requests Setup draws, or drawn again for the second policy")
 	}
 }
 

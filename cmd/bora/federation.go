@@ -46,9 +46,13 @@ func runFederation(cmd *cobra.Command, f *simulateFlags) error {
 			policies = append(policies, string(p))
 		}
 	}
+	reqs, err := file.Requests(federation.Overrides{}) // drawn and read once for every policy
+	if err != nil {
+		return usageError{err}
+	}
 	setups := make([]federation.Setup, len(policies))
 	for i, p := range policies {
-		if setups[i], err = file.Setup(p); err != nil {
+		if setups[i], err = file.SetupFrom(p, reqs, federation.Overrides{}); err != nil {
 			return usageError{err}
 		}
 	}
