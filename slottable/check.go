@@ -255,30 +255,27 @@ func (t *Table) checkMset() error {
 		})
 	}
 	prev, first, reached := int64(negInf), true, 0
-	var walk func(n, p int32) error
-	walk = func(n, p int32) error {
-		if n < 0 {
-			return nil
+	var err error
+	t.ms.each(func(key int64, cnt int32) {
+		if err == nil && ((!first && key <= prev) || cnt != want[key]) {
+			err = corrupt("change-point multiset at %d: count %d, want %d", key, cnt, want[key])
 		}
-		nd := t.ms.nodes[n]
-		if p >= 0 && nd.prio > t.ms.nodes[p].prio {
-			return corrupt("change-point multiset heap order at node %d", n)
-		}
-		if err := walk(nd.l, n); err != nil {
-			return err
-		}
-		if (!first && nd.key <= prev) || nd.cnt != want[nd.key] {
-			return corrupt("change-point multiset at %d: count %d, want %d", nd.key, nd.cnt, want[nd.key])
-		}
-		first, prev = false, nd.key
+		first, prev = false, key
 		reached++
-		return walk(nd.r, n)
-	}
-	if err := walk(t.ms.root, nilNode); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	if reached != len(want) || reached+len(t.ms.free) != len(t.ms.nodes) {
+	if reached != len(want) {
 		return corrupt("change-point multiset holds %d times, want %d", reached, len(want))
+	}
+	for i, b := range t.ms.blocks {
+		if len(b) == 0 || len(b) >= msBlockMax || t.ms.firsts[i] != b[0].key {
+			return corrupt("change-point multiset block %d of %d entries, first key %d", i, len(b), t.ms.firsts[i])
+		}
+	}
+	if len(t.ms.firsts) != len(t.ms.blocks) {
+		return corrupt("change-point multiset has %d first keys for %d blocks", len(t.ms.firsts), len(t.ms.blocks))
 	}
 	return nil
 }

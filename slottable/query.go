@@ -258,7 +258,7 @@ func (t *Table) overError(h HostID, s, e int64, j int, extra int64) error {
 func (t *Table) ChangePoints(from, to time.Time) []time.Time {
 	var out []time.Time
 	loc := from.Location()
-	t.ms.ascend(t.ms.root, toNS(from), toNS(to), func(k int64) {
+	t.ms.ascend(toNS(from), toNS(to), func(k int64) {
 		out = append(out, fromNS(k, loc))
 	})
 	return out
@@ -283,7 +283,7 @@ func (t *Table) ChangesBetween(a, b time.Time) int {
 		return 0
 	}
 	n := 0
-	t.ms.ascend(t.ms.root, lo+1, hi, func(int64) { n++ })
+	t.ms.ascend(lo+1, hi, func(int64) { n++ })
 	return n
 }
 
