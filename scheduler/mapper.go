@@ -17,7 +17,9 @@ type HostOption struct {
 }
 
 // Mapper chooses a host for each of n VMs among the options (whose counts
-// add up to at least n). It returns n host IDs, one per VM.
+// add up to at least n). It returns n host IDs, one per VM. It may reorder
+// options: the scheduler makes the slice for the call (sorting a copy was
+// a fourteenth of a simulation's allocations).
 type Mapper func(options []HostOption, n int) []slottable.HostID
 
 // mappers is the registry of host-selection policies, by config name.
@@ -40,7 +42,7 @@ func MapperNames() []string {
 // something (so idle hosts stay idle and can be switched off), then hosts
 // with room for more of the lease, then lower IDs.
 func Pack(options []HostOption, n int) []slottable.HostID {
-	o := slices.Clone(options)
+	o := options
 	// A total order (a host is one option): the same result as any sort.
 	slices.SortFunc(o, func(a, b HostOption) int {
 		if a.Busy != b.Busy {
@@ -66,7 +68,7 @@ func Pack(options []HostOption, n int) []slottable.HostID {
 // Spread puts the VMs on as many hosts as it can: idle hosts first, then
 // those with the most room, one VM per host in turn.
 func Spread(options []HostOption, n int) []slottable.HostID {
-	o := append([]HostOption(nil), options...)
+	o := options
 	sort.Slice(o, func(i, j int) bool {
 		if o[i].Busy != o[j].Busy {
 			return !o[i].Busy

@@ -119,6 +119,7 @@ type fitSweep struct {
 	win   []window
 	ev    []winEvent
 	hosts []HostID
+	at    []int32 // freedStarts' index of candidate hosts
 }
 
 // sweeps keeps fitSweeps' scratch space between searches: the scheduler

@@ -473,7 +473,9 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 		a, b int64
 	}
 	var cand []hostRange
-	var at []int32 // host -> 1 + its index in cand
+	sw := getSweep(t, &q)
+	defer putSweep(sw)
+	var at []int32 // host -> 1 + its index in cand (sw's scratch space)
 	f := &t.freed
 	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
 		if i >= end {
@@ -498,7 +500,9 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 			continue
 		}
 		if at == nil {
-			at = make([]int32, len(t.hosts))
+			at = slices.Grow(sw.at[:0], len(t.hosts))[:len(t.hosts)]
+			clear(at)
+			sw.at = at
 		}
 		if i := at[e.host]; i > 0 {
 			cand[i-1].a, cand[i-1].b = min(cand[i-1].a, a), max(cand[i-1].b, b)
@@ -510,8 +514,6 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	if len(cand) == 0 {
 		return nil
 	}
-	sw := getSweep(t, &q)
-	defer putSweep(sw)
 	sw.d = d
 	var out [][2]int64
 	for _, c := range cand {
