@@ -42,6 +42,9 @@ func (t *Table) EarliestFit(q Query) (Fit, bool) {
 	}
 	s := getSweep(t, &q)
 	defer putSweep(s)
+	if until == from {
+		return s.only(from)
+	}
 	hosts := t.fitHosts(q, s)
 	if hosts == nil {
 		return Fit{}, false
@@ -72,6 +75,41 @@ func (t *Table) EarliestFit(q Query) (Fit, bool) {
 			return Fit{}, false
 		}
 	}
+}
+
+// only is EarliestFit's answer when the one start it may give is at (From
+// and Until the same instant: may it start now?). The count of each host
+// is FitCount's, read off the host's maximum usage over [at, at+d) (its
+// change-point aggregates: no walk, but where reservations are ignored),
+// which is the count the sweep would give at that start; so is the Fit.
+// The scheduler asks this of every queued lease after each early end
+// under aggressive backfilling, and the sweep was most of those runs.
+func (s *fitSweep) only(at int64) (Fit, bool) {
+	t, q := s.t, s.q
+	end := addSat(at, max(int64(q.Duration), 1))
+	s.peak = slices.Grow(s.peak[:0], t.Dims())[:t.Dims()]
+	used := s.peak
+	var counts []HostCount
+	total := 0
+	for i := range t.hosts {
+		h := HostID(i)
+		if (q.Hosts != nil && !q.Hosts(h)) || t.Closed(h) {
+			continue
+		}
+		ignore := q.Ignore
+		if _, on := slices.BinarySearch(q.ignoreOn, h); q.ignoreOn != nil && !on {
+			ignore = nil // it reports no reservation of this host
+		}
+		t.usedIgnoring(h, at, end, ignore, used)
+		if c := fitCount(t.hosts[h].Capacity, used, q.Per, q.N); c > 0 {
+			counts = append(counts, HostCount{Host: h, Count: c})
+			total += c
+		}
+	}
+	if total < q.N {
+		return Fit{}, false
+	}
+	return Fit{Start: q.From, Counts: counts}, true
 }
 
 // grow multiplies a search width by four, saturating.

@@ -75,8 +75,11 @@ func (g gen) probe() probe {
 		n:     g.r.IntN(9),
 		dur:   time.Duration(g.r.IntN(30)) * g.unit,
 	}
-	if g.r.IntN(3) == 0 {
+	switch g.r.IntN(6) {
+	case 0, 1:
 		p.until = g.at(f + g.r.IntN(40))
+	case 2: // may it start at from? (EarliestFit's one-start path)
+		p.until = p.from
 	}
 	if g.r.IntN(3) == 0 {
 		p.mask = uint(g.r.IntN(1 << g.n))
