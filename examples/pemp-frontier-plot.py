@@ -6,16 +6,39 @@ binary, a point per waiting factor, one panel per local share.
     python3 examples/pemp-frontier-plot.py OUT.svg LABEL=DIR[:POLICIES] ...
 
 Each LABEL=DIR is the output directory of one pemp-frontier.sh run; with
-:POLICIES (comma list) only those policies of it are drawn. It also prints
+:POLICIES (comma list) only those policies of it are drawn. LABEL=CSV@LOCAL
+reads instead the results.csv of a bora experiment over
+energy.waiting_factor (examples/experiments/ch6-pemp-frontier*.yaml: the
+means over its seeds), LOCAL being its local share in %. It also prints
 the table of docs/experiments.md. Plain SVG, no plotting library.
 """
+import csv
 import glob
 import json
 import os
 import sys
 
 
+def load_csv(path, local, policies):
+    vals = {}
+    for row in csv.DictReader(open(path)):
+        if row["param"] != "energy.waiting_factor" or " - " in row["policy"]:
+            continue  # another sweep, or the paired difference
+        if policies and row["policy"].lower() not in policies:
+            continue
+        vals.setdefault((row["policy"].lower(), float(row["value"])), {})[row["metric"]] = float(row["mean"])
+    pts = {}
+    for (pol, a), m in vals.items():
+        pts.setdefault((local, pol), []).append((a, m["violation_rate"], m["energy_kwh"], None))
+    for v in pts.values():
+        v.sort()
+    return pts
+
+
 def load(d, policies):
+    if "@" in d:
+        path, local = d.rsplit("@", 1)
+        return load_csv(path, int(local), policies)
     pts = {}
     for f in sorted(glob.glob(os.path.join(d, "l*-a*.json"))):
         local, a = os.path.basename(f)[1:-5].split("-a")
