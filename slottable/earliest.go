@@ -89,8 +89,7 @@ func (s *fitSweep) only(at int64) (Fit, bool) {
 	end := addSat(at, max(int64(q.Duration), 1))
 	s.peak = slices.Grow(s.peak[:0], t.Dims())[:t.Dims()]
 	used := s.peak
-	var counts []HostCount
-	total := 0
+	var tally fitTally
 	for i := range t.hosts {
 		h := HostID(i)
 		if (q.Hosts != nil && !q.Hosts(h)) || t.Closed(h) {
@@ -101,15 +100,31 @@ func (s *fitSweep) only(at int64) (Fit, bool) {
 			ignore = nil // it reports no reservation of this host
 		}
 		t.usedIgnoring(h, at, end, ignore, used)
-		if c := fitCount(t.hosts[h].Capacity, used, q.Per, q.N); c > 0 {
-			counts = append(counts, HostCount{Host: h, Count: c})
-			total += c
-		}
+		tally.add(t, h, used, q)
 	}
-	if total < q.N {
+	return tally.fit(q)
+}
+
+// fitTally adds up the hosts' counts for a fit at one start, q.From.
+type fitTally struct {
+	counts []HostCount
+	total  int
+}
+
+// add counts host h, whose maximum usage over the interval is used.
+func (f *fitTally) add(t *Table, h HostID, used []int64, q *Query) {
+	if c := fitCount(t.hosts[h].Capacity, used, q.Per, q.N); c > 0 {
+		f.counts = append(f.counts, HostCount{Host: h, Count: c})
+		f.total += c
+	}
+}
+
+// fit is the Fit at q.From when the hosts hold q.N together.
+func (f *fitTally) fit(q *Query) (Fit, bool) {
+	if f.total < q.N {
 		return Fit{}, false
 	}
-	return Fit{Start: q.From, Counts: counts}, true
+	return Fit{Start: q.From, Counts: f.counts}, true
 }
 
 // grow multiplies a search width by four, saturating.

@@ -393,8 +393,7 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 	}
 	used := make([]int64, t.Dims())
 	end := addSat(at, d)
-	total := 0
-	var counts []HostCount
+	var tally fitTally
 	for i := range t.hosts {
 		h := HostID(i)
 		k := 0
@@ -411,15 +410,9 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 		} else {
 			t.cp[h].maxUsage(t.cpRoot[h], at, end, used)
 		}
-		if c := fitCount(t.hosts[h].Capacity, used, q.Per, q.N); c > 0 {
-			counts = append(counts, HostCount{Host: h, Count: c})
-			total += c
-		}
+		tally.add(t, h, used, &q)
 	}
-	if total < q.N {
-		return Fit{}, false
-	}
-	return Fit{Start: q.From, Counts: counts}, true
+	return tally.fit(&q)
 }
 
 // usedWithout writes host h's maximum usage over [f, e) without the

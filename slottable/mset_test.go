@@ -1,6 +1,7 @@
 package slottable
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -34,7 +35,7 @@ func TestMsetAgainstMap(t *testing.T) {
 				m.inc(k)
 				want[k]++
 			} else {
-				keys := sortedKeys(want)
+				keys := slices.Sorted(maps.Keys(want))
 				k := keys[r.IntN(len(keys))]
 				m.dec(k)
 				if want[k]--; want[k] == 0 {
@@ -46,7 +47,7 @@ func TestMsetAgainstMap(t *testing.T) {
 			}
 			checkMset(t, &m, want, r, span)
 		}
-		for _, k := range sortedKeys(want) {
+		for _, k := range slices.Sorted(maps.Keys(want)) {
 			for range want[k] {
 				m.dec(k)
 			}
@@ -60,18 +61,9 @@ func TestMsetAgainstMap(t *testing.T) {
 	}
 }
 
-func sortedKeys(m map[int64]int32) []int64 {
-	keys := make([]int64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func checkMset(t *testing.T, m *mset, want map[int64]int32, r *rand.Rand, span int64) {
 	t.Helper()
-	keys := sortedKeys(want)
+	keys := slices.Sorted(maps.Keys(want))
 	var got []int64
 	m.each(func(k int64, c int32) {
 		if c != want[k] {
