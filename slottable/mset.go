@@ -28,10 +28,15 @@ type mset struct {
 
 func newMset() mset { return mset{} }
 
+// clone copies the multiset into one allocation: each block gets the
+// room of a full one there (a dry run clones the table for every
+// request it tries).
 func (m *mset) clone() mset {
 	c := mset{blocks: make([][]msEntry, len(m.blocks)), firsts: slices.Clone(m.firsts)}
+	room := make([]msEntry, len(m.blocks)*msBlockMax)
 	for i, b := range m.blocks {
-		c.blocks[i] = append(make([]msEntry, 0, msBlockMax), b...)
+		o := i * msBlockMax
+		c.blocks[i] = append(room[o:o:o+msBlockMax], b...)
 	}
 	return c
 }
