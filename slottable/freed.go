@@ -466,9 +466,8 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 		a, b int64
 	}
 	var cand []hostRange
-	sw := getSweep(t, &q)
-	defer putSweep(sw)
-	var at []int32 // host -> 1 + its index in cand (sw's scratch space)
+	var sw *fitSweep // taken with the first candidate
+	var at []int32   // host -> 1 + its index in cand (sw's scratch space)
 	f := &t.freed
 	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
 		if i >= end {
@@ -493,6 +492,7 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 			continue
 		}
 		if at == nil {
+			sw = getSweep(t, &q)
 			at = slices.Grow(sw.at[:0], len(t.hosts))[:len(t.hosts)]
 			clear(at)
 			sw.at = at
@@ -507,6 +507,7 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	if len(cand) == 0 {
 		return nil
 	}
+	defer putSweep(sw)
 	sw.d = d
 	var out [][2]int64
 	for _, c := range cand {
