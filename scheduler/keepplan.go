@@ -202,12 +202,13 @@ func appendDistinct(out, hosts []slottable.HostID) []slottable.HostID {
 	}
 	// Host IDs are small and dense: a bitset of them, on the stack up to
 	// 512 hosts (a map here was a sixth of a run's allocations).
-	var small [8]uint64
-	seen := small[:]
-	if slices.Min(hosts) < 0 {
+	lo, top := slices.Min(hosts), int(slices.Max(hosts))
+	if lo < 0 {
 		return appendDistinctMap(out, hosts)
 	}
-	if top := int(slices.Max(hosts)); top >= 64*len(small) {
+	var small [8]uint64
+	seen := small[:]
+	if top >= 64*len(small) {
 		seen = make([]uint64, top/64+1)
 	}
 	for _, h := range hosts {

@@ -269,13 +269,5 @@ func (t *Table) checkMset() error {
 	if reached != len(want) {
 		return corrupt("change-point multiset holds %d times, want %d", reached, len(want))
 	}
-	for i, b := range t.ms.blocks {
-		if len(b) == 0 || len(b) >= msBlockMax || t.ms.firsts[i] != b[0].key {
-			return corrupt("change-point multiset block %d of %d entries, first key %d", i, len(b), t.ms.firsts[i])
-		}
-	}
-	if len(t.ms.firsts) != len(t.ms.blocks) {
-		return corrupt("change-point multiset has %d first keys for %d blocks", len(t.ms.firsts), len(t.ms.blocks))
-	}
-	return nil
+	return t.ms.checkBlocks()
 }

@@ -26,8 +26,6 @@ type mset struct {
 	firsts []int64 // firsts[i] == blocks[i][0].key
 }
 
-func newMset() mset { return mset{} }
-
 // clone copies the multiset into one allocation: each block gets the
 // room of a full one there (a dry run clones the table for every
 // request it tries).
@@ -160,6 +158,22 @@ func (m *mset) last() (int64, bool) {
 	}
 	b := m.blocks[len(m.blocks)-1]
 	return b[len(b)-1].key, true
+}
+
+// checkBlocks checks the layout: as many first keys as blocks, each
+// block of 1 to msBlockMax-1 entries whose first key is its first
+// entry's, and every block's keys after the previous block's.
+func (m *mset) checkBlocks() error {
+	if len(m.firsts) != len(m.blocks) {
+		return corrupt("change-point multiset has %d first keys for %d blocks", len(m.firsts), len(m.blocks))
+	}
+	for i, b := range m.blocks {
+		if len(b) == 0 || len(b) >= msBlockMax || m.firsts[i] != b[0].key ||
+			i > 0 && m.blocks[i-1][len(m.blocks[i-1])-1].key >= b[0].key {
+			return corrupt("change-point multiset block %d of %d: %d entries, first key %d", i, len(m.blocks), len(b), m.firsts[i])
+		}
+	}
+	return nil
 }
 
 // each calls fn on every distinct key in increasing order with its count.

@@ -15,7 +15,7 @@ import (
 func TestMsetAgainstMap(t *testing.T) {
 	for seed := range uint64(4) {
 		r := rand.New(rand.NewPCG(seed, 0x3e7))
-		m := newMset()
+		var m mset
 		want := map[int64]int32{}
 		span := int64(50 + 3000*int(seed%2)) // few keys, many counts; or many keys
 		key := func() int64 {
@@ -74,11 +74,8 @@ func checkMset(t *testing.T, m *mset, want map[int64]int32, r *rand.Rand, span i
 	if !slices.Equal(got, keys) {
 		t.Fatalf("keys %v, want %v", got, keys)
 	}
-	for i, b := range m.blocks {
-		if len(b) == 0 || len(b) >= msBlockMax || m.firsts[i] != b[0].key ||
-			i > 0 && m.blocks[i-1][len(m.blocks[i-1])-1].key >= b[0].key {
-			t.Fatalf("block %d of %d: %d entries, first key %d", i, len(m.blocks), len(b), m.firsts[i])
-		}
+	if err := m.checkBlocks(); err != nil {
+		t.Fatal(err)
 	}
 	last, ok := m.last()
 	if ok != (len(keys) > 0) || ok && last != keys[len(keys)-1] {

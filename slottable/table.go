@@ -40,7 +40,6 @@ func New(extra ...string) *Table {
 	names := append([]string{"cpu", "memory"}, extra...)
 	return &Table{
 		names: names,
-		ms:    newMset(),
 		it:    itree{rng: prng{s: 0x1e7e_7a1}},
 		byID:  make(map[ResID]int32),
 		lease: make(map[uint64][]ResID),
