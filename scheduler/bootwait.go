@@ -40,6 +40,7 @@ func (s *Scheduler) placeImmediate(l *Lease, total time.Duration, sp []stepSpec,
 		s.preemptFor(l, now, now, total, sp, now)
 		return
 	}
+	s.dropLazy()
 	limit := now.Add(s.cfg.ImmediateBootWait)
 	within := ends[:0:0]
 	for _, t := range ends {

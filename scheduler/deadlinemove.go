@@ -71,6 +71,7 @@ func (s *Scheduler) moveDeadlines(l *Lease, from, until time.Time, total time.Du
 	if len(ms) == 1 {
 		return false
 	}
+	s.dropLazy()
 	for _, m := range ms {
 		if m.l != l {
 			m.old = s.takePlan(m.l)

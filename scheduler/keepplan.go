@@ -28,27 +28,14 @@ import (
 // no preemption (a local lease under a preempting policy) and no short
 // run to try.
 func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
-	if l.State != Scheduled || l.entered || l.cur != 0 || len(l.plan) == 0 || l.promise != nil ||
-		l.pending != nil || l.preemptPending || l.saved || len(l.avoid) > 0 || deadlineBound(l) ||
-		l.after != afterDone {
+	sp, total, from, ok := s.keepable(l, now)
+	if !ok {
 		return false
-	}
-	sp, total := s.steps(l)
-	from := s.earliest(now)
-	if l.Ready.After(from) {
-		from = l.Ready
 	}
 	was := l.plan[0].start
-	if was.Before(from) {
-		return false
-	}
 	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: total, From: from}
 	fit, ok := s.table.EarliestFitWithout(q, uint64(l.ID), &l.fit)
-	if !ok || !fit.Start.Equal(was) {
-		return false
-	}
-	if fit.Start.After(from) && (s.rule.Preempts(l) && s.cfg.Policy != preempt.NOP ||
-		s.cfg.ThresholdFactor > 0 && s.rule.Preemptable(l) && s.suspendable(l)) {
+	if !ok || !fit.Start.Equal(was) || !s.startsAlone(l, fit.Start, from) {
 		return false
 	}
 	var hosts []slottable.HostID
@@ -60,7 +47,46 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 	} else {
 		hosts = s.mapper(s.optionsWithout(l, fit), l.Req.VMs)
 	}
-	if !s.samePlan(l, fit.Start, hosts, sp) {
+	if !s.relabel(l, hosts, sp, 2) {
+		return false
+	}
+	l.kept, l.keptGen = l.fit.Since(), l.gen
+	return true
+}
+
+// keepable checks keepPlan's conditions on the lease itself, and returns
+// its steps, their total and its earliest allowed start.
+func (s *Scheduler) keepable(l *Lease, now time.Time) ([]stepSpec, time.Duration, time.Time, bool) {
+	if l.State != Scheduled || l.entered || l.cur != 0 || len(l.plan) == 0 || l.promise != nil ||
+		l.pending != nil || l.preemptPending || l.saved || len(l.avoid) > 0 || deadlineBound(l) ||
+		l.after != afterDone {
+		return nil, 0, time.Time{}, false
+	}
+	sp, total := s.steps(l)
+	from := s.earliest(now)
+	if l.Ready.After(from) {
+		from = l.Ready
+	}
+	if l.plan[0].start.Before(from) {
+		return nil, 0, time.Time{}, false
+	}
+	return sp, total, from, true
+}
+
+// startsAlone reports whether planQueued, finding l's earliest fit at
+// start, would take it without trying anything else first: it starts at
+// from, or l may neither preempt nor run short.
+func (s *Scheduler) startsAlone(l *Lease, start, from time.Time) bool {
+	return !start.After(from) || !(s.rule.Preempts(l) && s.cfg.Policy != preempt.NOP ||
+		s.cfg.ThresholdFactor > 0 && s.rule.Preemptable(l) && s.suspendable(l))
+}
+
+// relabel keeps l's plan when build would lay it out on hosts (steps sp)
+// as it is, giving its reservations the IDs that removing and adding them
+// again would, and moving its gen on by gens (what unplan and build would
+// have done); it reports whether it did (otherwise nothing changed).
+func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, gens uint64) bool {
+	if !s.samePlan(l, l.plan[0].start, hosts, sp) {
 		return false
 	}
 	// Each phase's reservation on each host, checked before anything
@@ -76,8 +102,7 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 		}
 		slices.SortFunc(olds[i], func(a, b hostRes) int { return cmp.Compare(a.h, b.h) })
 	}
-	// What takePlan and build would do to the lease, but the reservations.
-	l.gen += 2
+	l.gen += gens
 	var buf2 [16]slottable.HostID
 	order := appendDistinct(buf2[:0], hosts) // reserve's order
 	for i := range l.plan {
@@ -92,7 +117,6 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 			ph.res = append(ph.res, id)
 		}
 	}
-	l.kept, l.keptGen = l.fit.Since(), l.gen
 	s.push(l, l.plan[0].start)
 	return true
 }

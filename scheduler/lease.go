@@ -118,6 +118,10 @@ type Lease struct {
 	// dropped its plan; replanPass plans it from scratch).
 	scratch     slottable.FitMemo
 	fromScratch bool
+	// lazy says that deferQueue left its plan in the table for replanPass
+	// to keep or drop, and bound is what lets it keep it (lazyplan.go).
+	lazy  bool
+	bound bound
 	// kept is the answer (fit.Since) keepPlan last kept the plan on, and
 	// keptGen the plan's gen then: while both hold, the mapper's hosts
 	// for that answer are the plan's (keepplan.go).

@@ -47,8 +47,15 @@ type placement struct {
 
 // find looks for the earliest placement of lease l starting in
 // [from, until] (until zero: no limit) lasting d, with the reservations
-// ignore reports true for treated as gone.
+// ignore reports true for treated as gone where VMs fit (a host they
+// occupy at the start is still busy for the mapper).
 func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignore func(slottable.Reservation) bool) (placement, bool) {
+	return s.findIgnoring(l, from, until, d, ignore, nil)
+}
+
+// findIgnoring is find; the reservations busyIgnore reports true for do
+// not make a host busy either.
+func (s *Scheduler) findIgnoring(l *Lease, from, until time.Time, d time.Duration, ignore, busyIgnore func(slottable.Reservation) bool) (placement, bool) {
 	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: from, Until: until, Ignore: ignore}
 	restrict := s.cfg.Migration == MigrationNo && l.saved && len(l.prevHost) > 0
 	if restrict {
@@ -67,7 +74,7 @@ func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignor
 		if !ok {
 			return placement{}, false
 		}
-		opts, total := s.options(l, fit, d, restrict)
+		opts, total := s.options(l, fit, d, restrict, busyIgnore)
 		if total >= l.Req.VMs {
 			return placement{start: fit.Start, hosts: s.mapper(opts, l.Req.VMs)}, true
 		}
@@ -81,8 +88,10 @@ func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignor
 }
 
 // options turns a fit into the mapper's host options, capping each host at
-// the VMs the lease had there when it must resume on the same hosts.
-func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restrict bool) ([]HostOption, int) {
+// the VMs the lease had there when it must resume on the same hosts. A
+// host is busy when it holds some CPU at the fit's start, in reservations
+// ignore (when not nil) does not leave out.
+func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restrict bool, ignore func(slottable.Reservation) bool) ([]HostOption, int) {
 	opts := make([]HostOption, 0, len(fit.Counts))
 	total := 0
 	var used slottable.Resources
@@ -94,7 +103,11 @@ func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restri
 		if n <= 0 {
 			continue
 		}
-		used = s.table.UsedInto(used, c.Host, fit.Start, fit.Start.Add(time.Nanosecond))
+		if ignore == nil {
+			used = s.table.UsedInto(used, c.Host, fit.Start, fit.Start.Add(time.Nanosecond))
+		} else {
+			used = s.table.UsedIgnoring(c.Host, fit.Start, fit.Start.Add(time.Nanosecond), ignore)
+		}
 		busy := used[slottable.CPU] > 0
 		opts = append(opts, HostOption{Host: c.Host, Count: n, Busy: busy})
 		total += n

@@ -36,9 +36,10 @@ type victim struct {
 func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*victim) preempt.Feasible {
 	end := at.Add(d)
 	per := l.Per()
+	lazy := s.lazyIgnore() // nil but while placing a fixed lease (lazyplan.go)
 	base := 0
 	for h := range s.table.NumHosts() {
-		base += s.table.FitCount(slottable.HostID(h), at, end, per, nil)
+		base += s.table.FitCount(slottable.HostID(h), at, end, per, lazy)
 	}
 	return func(set preempt.Set) bool {
 		members := set.Indexes()
@@ -50,13 +51,13 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 		}
 		slices.Sort(hosts)
 		hosts = slices.Compact(hosts)
-		ignore := func(r slottable.Reservation) bool { return gone[r.Lease] }
+		ignore := func(r slottable.Reservation) bool { return gone[r.Lease] || lazy != nil && lazy(r) }
 		n := base
 		for _, h := range hosts {
 			if n >= l.Req.VMs {
 				return true
 			}
-			n += s.table.FitCount(h, at, end, per, ignore) - s.table.FitCount(h, at, end, per, nil)
+			n += s.table.FitCount(h, at, end, per, ignore) - s.table.FitCount(h, at, end, per, lazy)
 		}
 		return n >= l.Req.VMs
 	}

@@ -36,6 +36,13 @@ const maxPreemptStarts = 16
 // deadline lease, the later starts up to until (its latest feasible
 // start) at which the slot table changes; the first that works is taken.
 func (s *Scheduler) preemptFor(l *Lease, from, until time.Time, total time.Duration, sp []stepSpec, now time.Time) {
+	if s.lazyN > 0 {
+		if no := s.lazyRefusal(l, from, until, total); no != nil {
+			s.reject(l, now, no.reason, no.detail)
+			return
+		}
+		s.dropLazy()
+	}
 	var first *refusal
 	for _, at := range s.preemptStarts(from, until) {
 		pp, no := s.planPreemption(l, at, total, now, l.Req.Kind == AdvanceReservation)
@@ -111,14 +118,11 @@ func (s *Scheduler) planPreemption(l *Lease, at time.Time, total time.Duration, 
 		choice, err := preempt.Choose(s.cfg.Policy, pc, feasible, s.cfg.ExactLimit)
 		switch {
 		case errors.Is(err, preempt.ErrNoPreemption):
-			if len(cands) > 0 && feasible(fullSet(len(cands))) {
-				return preemption{}, &refusal{ReasonNoPreemption, "fits only by preempting, and the policy is NOP", true}
-			}
-			return preemption{}, &refusal{ReasonNoCapacity, "no room in its interval", true}
+			return preemption{}, refusalNOP(len(cands) > 0 && feasible(fullSet(len(cands))))
 		case err != nil && dropped > 0:
 			return preemption{}, &refusal{ReasonNoCapacity, "no room in its interval without preempting a migratable lease that could then not end by its deadline", false}
 		case err != nil:
-			return preemption{}, &refusal{ReasonNoCapacity, "no room in its interval, even preempting every preemptable lease", false}
+			return preemption{}, refusalEvenPreempting()
 		}
 		s.stats.Search[string(choice.Method)]++
 		victims := make([]*victim, len(choice.Indexes))
@@ -188,4 +192,19 @@ func without(cands, drop []*victim) []*victim {
 		}
 	}
 	return out
+}
+
+// refusalNOP is the refusal under NOP: full says the lease would fit with
+// every candidate preempted.
+func refusalNOP(full bool) *refusal {
+	if full {
+		return &refusal{ReasonNoPreemption, "fits only by preempting, and the policy is NOP", true}
+	}
+	return &refusal{ReasonNoCapacity, "no room in its interval", true}
+}
+
+// refusalEvenPreempting is the refusal when preempting every candidate
+// would not make room.
+func refusalEvenPreempting() *refusal {
+	return &refusal{ReasonNoCapacity, "no room in its interval, even preempting every preemptable lease", false}
 }

@@ -34,6 +34,9 @@ type Scheduler struct {
 	// dropped plans since, so the next re-plan is one.
 	scratchMark uint64
 	fromScratch bool
+	lazyN       int    // leases whose plans are lazy (lazyplan.go)
+	lazySet     []bool // by lease ID: its plan is lazy
+	eager       bool   // no lazy plans: unplanQueue (the tests' reference)
 	decisions   int
 	now         time.Time
 
@@ -188,6 +191,7 @@ func (s *Scheduler) run(now time.Time) {
 			break
 		}
 	}
+	s.dropLazy() // not planned again here (onTick): as unplanQueue left them
 	if len(s.queue) == 0 {
 		s.table.ForgetFreed(s.table.FreedMark()) // no memo to help
 	}

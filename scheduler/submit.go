@@ -99,8 +99,14 @@ func (s *Scheduler) enqueue(l *Lease, now time.Time) {
 	if s.cfg.Backfilling == BackfillNone && blocked {
 		return
 	}
-	if s.planQueued(l, now, held < s.cfg.reservationsAllowed(), time.Time{}) {
+	mark := s.table.FreedMark()
+	planned := s.planQueued(l, now, held < s.cfg.reservationsAllowed(), time.Time{})
+	if planned {
 		s.checkDeadline(l, now)
+	}
+	if l.Req.Origin != Local && !deadlineBound(l) {
+		// Last in passOrder: no lease behind it held a plan.
+		s.noteBound(l, now, mark, planned)
 	}
 }
 
@@ -182,8 +188,10 @@ func (s *Scheduler) planQueuedScratch(l *Lease, now time.Time, mayReserve bool, 
 	if s.table.Holds(&l.scratch) {
 		l.fit = l.scratch
 	}
+	mark := s.table.FreedMark()
 	planned := s.planQueued(l, now, mayReserve, was)
 	l.scratch = l.fit
+	s.noteBound(l, now, mark, planned)
 	return planned
 }
 
@@ -233,11 +241,22 @@ func (s *Scheduler) replan(now time.Time) {
 
 // replanPass plans the queue once, in passOrder.
 func (s *Scheduler) replanPass(now time.Time) {
+	defer s.dropLazy() // those not reached (BackfillNone): unplanned
 	held, allowed := 0, s.cfg.reservationsAllowed()
 	for _, id := range s.starvedFirst(s.passOrder(), now) {
 		l := s.leases[id]
 		if l.entered || !l.queued {
 			continue
+		}
+		if s.lazyN > 0 {
+			if l.lazy && s.keepLazy(l, now, held < allowed) {
+				s.checkDeadline(l, now)
+				if l.PlannedStart().After(now) {
+					held++
+				}
+				continue
+			}
+			s.dropLazy() // from here on, planned from scratch as usual
 		}
 		if s.keepPlan(l, now) { // the plan it would get again is the one it has
 			s.checkDeadline(l, now)
@@ -331,10 +350,10 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		}
 	}
 	// Queued leases that have not begun give way: they are planned again
-	// after this lease.
-	s.unplanQueue()
+	// after this lease, lazily (lazyplan.go).
+	s.deferQueue()
 	defer func() { s.dirty = true }()
-	if p, ok := s.find(l, from, until, total, nil); ok {
+	if p, ok := s.findFixed(l, from, until, total); ok {
 		s.accept(l, p, sp, now)
 		return
 	}
@@ -368,7 +387,7 @@ func (s *Scheduler) deadlineRefusal(l *Lease, from, until time.Time, total time.
 	e := s.earliest(now)
 	movable := func(r slottable.Reservation) bool {
 		q := s.leases[LeaseID(r.Lease)]
-		return q != nil && movableDeadline(q, e)
+		return q != nil && (q.lazy || movableDeadline(q, e))
 	}
 	if _, ok := s.find(l, from, until, total, movable); ok {
 		return ReasonDeadline, "no room in its interval, even moving the accepted deadline leases there within their own deadlines"

@@ -252,6 +252,15 @@ type FitMemo struct {
 // for the second. 0 means the memo holds no answer.
 func (m *FitMemo) Since() uint64 { return m.since }
 
+// Answers reports whether m holds EarliestFit's answer to q (no Hosts,
+// Ignore or Until) from q.From, and that answer starts at start: then no
+// start in [q.From, start) fitted q, on the table without the lease's
+// reservations as it was when m was made.
+func (m *FitMemo) Answers(q Query, start time.Time) bool {
+	return m.since != 0 && m.n == q.N && m.d == max(int64(q.Duration), 1) && slices.Equal(m.per, q.Per) &&
+		m.from == toNS(q.From) && m.start == toNS(start)
+}
+
 // Holds reports whether m holds an answer on this table whose history
 // the table still keeps (ForgetFreed): one that can spare a search.
 func (t *Table) Holds(m *FitMemo) bool {
@@ -549,4 +558,35 @@ func cmpInt64(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+// FreedSince reports whether, since mark (a FreedMark), usage that was in
+// the table at mark went down over an interval overlapping [from, to) on
+// a host open now, other than by lease's own reservations; or a host was
+// opened there. It is true when the history from mark on is not kept. A
+// caller that knew no start in some range fitted a query on the table
+// (less some reservations) at mark knows, when this is false for the
+// windows of those starts, that they do not fit now either.
+func (t *Table) FreedSince(mark, lease uint64, from, to time.Time) bool {
+	f := &t.freed
+	if !f.on || mark < f.base || mark > f.next {
+		return true
+	}
+	lo, hi := span(from, to)
+	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
+		if i >= end {
+			if end = f.blockEnd(i); f.skippable(i, end, mark, true) {
+				i = end - 1
+				continue
+			}
+		}
+		e := &f.ents[i]
+		if !e.freesFor(mark) || e.lease == lease && e.res != nil || t.Closed(e.host) {
+			continue
+		}
+		if e.s < hi && lo < e.e {
+			return true
+		}
+	}
+	return false
 }

@@ -73,6 +73,30 @@ func (t *Table) FitCount(h HostID, from, to time.Time, per Resources, ignore fun
 	return fitCount(t.hosts[h].Capacity, used, per, math.MaxInt32)
 }
 
+// FitCountAt is FitCount capped at limit, and writes to at (when it has
+// room for every dimension) the host's usage at the instant from, both
+// without the reservations ignore reports true for: one walk over the
+// interval answers both. For a closed host or a bad per it is 0, and at
+// is left as it was.
+func (t *Table) FitCountAt(h HostID, from, to time.Time, per Resources, limit int, ignore func(Reservation) bool, at Resources) int {
+	if !t.validHost(h) || t.checkRes(per) != nil || t.Closed(h) {
+		return 0
+	}
+	f, e := span(from, to)
+	var w walker
+	w.init(t, h, f, e, ignore)
+	if len(at) >= len(w.usage) {
+		copy(at, w.usage)
+	}
+	peak := slices.Clone(w.usage)
+	for w.next() {
+		for j, u := range w.usage {
+			peak[j] = max(peak[j], u)
+		}
+	}
+	return fitCount(t.hosts[h].Capacity, peak, per, limit)
+}
+
 // UsedIgnoring is Used with the reservations ignore reports true for
 // treated as absent (ignore nil: all count). Unlike FitCount it answers
 // for a closed host too. It returns nil for an unknown host. Cost:

@@ -1,0 +1,282 @@
+package scheduler
+
+import (
+	"slices"
+	"time"
+
+	"github.com/bora-sched/bora/scheduler/preempt"
+	"github.com/bora-sched/bora/slottable"
+)
+
+// Lazy re-planning from scratch.
+//
+// After an immediate or advance-reservation lease, the queued leases give
+// way: unplanQueue drops their plans, and the next replanPass plans each
+// again on the table holding the fixed leases and the new plans of the
+// leases ahead of it in passOrder. Most of the time every one of them gets
+// the plan it had back, and removing and adding those reservations was
+// most of a contended run's time. deferQueue marks the plans lazy instead
+// and leaves them in the table; until they are settled:
+//
+//   - the fixed lease is placed as on the table without them (find
+//     ignores them; the lazy plans over its hosts and interval are then
+//     dropped, as they could not stay), and refused as it would be
+//     without them (lazyRefusal); anything else drops them all first
+//     (dropLazy: then everything is as unplanQueue left it);
+//   - replanPass keeps a lazy lease's plan where it proves that planning
+//     it from scratch gives that plan (keepLazy), and otherwise drops the
+//     lazy plans left and plans on as usual.
+//
+// A lazy plan never outlives the run that follows (Scheduler.run drops
+// what is left), so nothing else sees one. Keeping a plan gives its
+// reservations the IDs that removing and adding them again would
+// (keepPlan), so the table, the leases and every decision after are what
+// they would have been.
+
+// bound says that no start in [from, start) fitted a lease's whole time
+// (total) on the table as it was at mark, without the lease's
+// reservations and those of the leases behind it in passOrder: its memo
+// says so when it was planned from scratch or at the tail of the queue,
+// and keepLazy proves it again when it keeps a plan.
+type bound struct {
+	set         bool
+	mark        uint64 // slottable.Table.FreedMark
+	from, start time.Time
+	total       time.Duration
+}
+
+// noteBound records l's bound after planQueued, from the table's mark
+// before it, when l's plan starts where its memo says the earliest fit of
+// its whole time is (nothing else moved it: no preemption, short run or
+// host restriction).
+func (s *Scheduler) noteBound(l *Lease, now time.Time, mark uint64, planned bool) {
+	l.bound = bound{}
+	if !planned || l.State != Scheduled || len(l.plan) == 0 || l.entered || l.saved || len(l.avoid) > 0 || deadlineBound(l) {
+		return
+	}
+	_, total := s.steps(l)
+	from := s.earliest(now)
+	if l.Ready.After(from) {
+		from = l.Ready
+	}
+	start := l.plan[0].start
+	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: total, From: from}
+	if l.fit.Answers(q, start) {
+		l.bound = bound{set: true, mark: mark, from: from, start: start, total: total}
+	}
+}
+
+// deferQueue is unplanQueue that leaves the plans in the table, lazy.
+func (s *Scheduler) deferQueue() {
+	if s.eager {
+		s.unplanQueue()
+		return
+	}
+	s.dropLazy()
+	for _, id := range s.queue {
+		l := s.leases[id]
+		if l.State == Scheduled && !l.entered && !deadlineBound(l) && !s.starved(l, s.now) {
+			l.gen++ // as unplan: its wake-ups are stale
+			if len(l.plan) > 0 {
+				s.setLazy(l, true)
+			}
+			l.fromScratch, s.fromScratch = true, true
+		}
+	}
+}
+
+// dropLazy removes every lazy plan from the table, as unplanQueue would
+// have.
+func (s *Scheduler) dropLazy() {
+	if s.lazyN == 0 {
+		return
+	}
+	for _, id := range s.queue {
+		if l := s.leases[id]; l.lazy {
+			s.dropPlan(l)
+		}
+	}
+}
+
+// dropPlan removes lazy lease l's plan (unplan, its gen already moved on).
+func (s *Scheduler) dropPlan(l *Lease) {
+	for _, p := range l.plan {
+		for _, id := range p.res {
+			_ = s.table.Remove(id)
+		}
+	}
+	l.plan = l.plan[:0]
+	s.setLazy(l, false)
+}
+
+// setLazy marks l's plan lazy or not.
+func (s *Scheduler) setLazy(l *Lease, on bool) {
+	if l.lazy == on {
+		return
+	}
+	l.lazy = on
+	if on {
+		s.lazyN++
+	} else {
+		s.lazyN--
+	}
+	if id := int(l.ID); id >= len(s.lazySet) {
+		s.lazySet = append(s.lazySet, make([]bool, id+1-len(s.lazySet))...)
+	}
+	s.lazySet[l.ID] = on
+}
+
+// lazyPlan reports whether r belongs to a lazy plan.
+func (s *Scheduler) lazyPlan(r slottable.Reservation) bool {
+	return r.Lease < uint64(len(s.lazySet)) && s.lazySet[r.Lease]
+}
+
+// lazyIgnore is lazyPlan while there are lazy plans, nil otherwise.
+func (s *Scheduler) lazyIgnore() func(slottable.Reservation) bool {
+	if s.lazyN == 0 {
+		return nil
+	}
+	return s.lazyPlan
+}
+
+// findFixed is find for fixed lease l on the table without the lazy
+// plans; those over its placement (its hosts, its interval) are dropped.
+func (s *Scheduler) findFixed(l *Lease, from, until time.Time, total time.Duration) (placement, bool) {
+	if s.lazyN == 0 {
+		return s.find(l, from, until, total, nil)
+	}
+	p, ok := s.findIgnoring(l, from, until, total, s.lazyPlan, s.lazyPlan)
+	if !ok {
+		return p, false
+	}
+	var hit []*Lease
+	s.table.EachOverlapping(p.start, p.start.Add(total), func(r slottable.Reservation) {
+		if q := s.leases[LeaseID(r.Lease)]; q != nil && q.lazy && !slices.Contains(hit, q) && slices.Contains(p.hosts, r.Host) {
+			hit = append(hit, q)
+		}
+	})
+	for _, q := range hit {
+		s.dropPlan(q)
+	}
+	return p, true
+}
+
+// lazyRefusal is the refusal preemptFor would give lease l (starting at
+// from, the only start it may have, lasting total) on the table without
+// the lazy plans, when its candidates cannot make room; nil when they
+// can, or when from is not the only start.
+func (s *Scheduler) lazyRefusal(l *Lease, from, until time.Time, total time.Duration) *refusal {
+	if !from.Equal(until) {
+		return nil
+	}
+	// The lazy leases among the candidates change nothing: the oracle
+	// leaves their plans out anyway, and l does not fit without them
+	// (findFixed), so there are others when it fits without all.
+	cands := s.candidates(l, from, from.Add(total))
+	full := len(cands) > 0 && s.oracle(l, from, total, cands)(fullSet(len(cands)))
+	if s.cfg.Policy == preempt.NOP {
+		return refusalNOP(full)
+	}
+	if full {
+		return nil
+	}
+	return refusalEvenPreempting()
+}
+
+// keepLazy keeps lazy lease l's plan when planning it from scratch would
+// give that plan, and reports whether it did (otherwise nothing changed
+// but l's fit memo). mayReserve is replanPass's.
+//
+// From scratch, l would be planned on the table without its reservations
+// and the lazy plans (those behind it). Its plan fits there (it fits with
+// them), so the earliest fit is no later than its start; and its bound
+// says no earlier start fitted at the bound's mark, with usage over those
+// starts' windows at least what it was since (FreedSince), so none fits
+// now: the earliest fit is its start. The fit on the table with the lazy
+// plans (EarliestFitWithout, as keepPlan asks it) starts there too, and
+// on every host but those where a lazy plan overlaps the interval, the
+// counts and busy flags are the same: those are counted again without
+// them (lazyOptions). The mapper then chooses as it would from scratch,
+// and relabel checks the rest as keepPlan does.
+func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
+	b := l.bound
+	sp, total, from, ok := s.keepable(l, now)
+	if !ok || !b.set {
+		return false
+	}
+	was := l.plan[0].start
+	if !b.start.Equal(was) || b.from.After(from) || b.total != total || was.After(from) && !mayReserve ||
+		!s.startsAlone(l, was, from) {
+		return false
+	}
+	if s.table.FreedSince(b.mark, uint64(l.ID), from, was.Add(total)) {
+		return false
+	}
+	mark := s.table.FreedMark()
+	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: total, From: from}
+	fit, ok := s.table.EarliestFitWithout(q, uint64(l.ID), &l.fit)
+	if !ok || !fit.Start.Equal(was) {
+		return false // cannot happen: see above
+	}
+	affected := s.lazyHosts(l, was, was.Add(total))
+	opts := s.optionsWithout(l, fit)
+	if len(affected) > 0 {
+		opts = s.lazyOptions(l, opts, was, total, affected)
+	}
+	// unplan's gen was counted by deferQueue: build's is left.
+	if !s.relabel(l, s.mapper(opts, l.Req.VMs), sp, 1) {
+		return false
+	}
+	s.setLazy(l, false)
+	l.fromScratch = false
+	l.scratch = l.fit
+	l.kept, l.keptGen = l.fit.Since(), l.gen
+	if len(affected) > 0 {
+		l.kept = 0 // the hosts were not chosen from the answer's options
+	}
+	l.bound = bound{set: true, mark: mark, from: from, start: was, total: total}
+	return true
+}
+
+// lazyHosts lists, sorted, the hosts where a lazy plan other than l's
+// overlaps [start, end).
+func (s *Scheduler) lazyHosts(l *Lease, start, end time.Time) []slottable.HostID {
+	var hs []slottable.HostID
+	for _, id := range s.queue {
+		q := s.leases[id]
+		if !q.lazy || q == l {
+			continue
+		}
+		for _, p := range q.plan {
+			if p.start.Before(end) && start.Before(p.end) {
+				hs = append(hs, p.hosts...)
+			}
+		}
+	}
+	slices.Sort(hs)
+	return slices.Compact(hs)
+}
+
+// lazyOptions is opts (the mapper's options for l at start, lasting
+// total, on the table with the lazy plans, by host) with the hosts in
+// affected (sorted) counted without the lazy plans.
+func (s *Scheduler) lazyOptions(l *Lease, opts []HostOption, start time.Time, total time.Duration, affected []slottable.HostID) []HostOption {
+	ignore := func(r slottable.Reservation) bool { return r.Lease == uint64(l.ID) || s.lazyPlan(r) }
+	out := make([]HostOption, 0, len(opts)+len(affected))
+	at := make(slottable.Resources, s.table.Dims())
+	i := 0
+	for _, h := range affected {
+		for i < len(opts) && opts[i].Host < h {
+			out = append(out, opts[i])
+			i++
+		}
+		if i < len(opts) && opts[i].Host == h {
+			i++
+		}
+		c := s.table.FitCountAt(h, start, start.Add(total), l.Per(), l.Req.VMs, ignore, at)
+		if c > 0 {
+			out = append(out, HostOption{Host: h, Count: c, Busy: at[slottable.CPU] > 0})
+		}
+	}
+	return append(out, opts[i:]...)
+}

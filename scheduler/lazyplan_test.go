@@ -1,0 +1,157 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bora-sched/bora/scheduler/preempt"
+	"github.com/bora-sched/bora/slottable"
+)
+
+// TestLazyReplanMatchesEager drives two schedulers through the same random
+// workloads, one re-planning from scratch lazily (lazyplan.go) and one
+// dropping the queue's plans first (unplanQueue), and requires the same
+// actions after every call and the same leases, plans, reservation IDs
+// and slot table throughout. The workloads mix every kind, class and
+// origin on 2-6 hosts of one or two cores, with early ends, under every
+// preemption policy and both backfilling modes. Each seed is a subtest.
+func TestLazyReplanMatchesEager(t *testing.T) {
+	policies := []preempt.Policy{preempt.NOP, preempt.MOV, preempt.MLIP, preempt.MOML}
+	for seed := int64(1); seed <= 240; seed++ {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(seed))
+			cfg := DefaultConfig()
+			cfg.CheckInvariants = true
+			cfg.Policy = policies[rng.Intn(len(policies))]
+			if rng.Intn(3) == 0 {
+				cfg.Backfilling = BackfillAggressive
+			}
+			hosts, cores := 2+rng.Intn(5), int64(1+rng.Intn(2))
+			mk := func(eager bool) *Scheduler {
+				tb := slottable.New()
+				for i := 0; i < hosts; i++ {
+					if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{100 * cores, 1024 * cores}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s, err := New(cfg, tb, t0, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.eager = eager
+				return s
+			}
+			lazy, eager := mk(false), mk(true)
+			reqs := lazyWorkload(rng, hosts*int(cores))
+			step := func(what string, f func(s *Scheduler) []Action) {
+				t.Helper()
+				a, b := f(lazy), f(eager)
+				if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
+					t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, x, y)
+				}
+				if x, y := schedState(lazy), schedState(eager); x != y {
+					t.Fatalf("%s: states differ:\nlazy\n%s\neager\n%s", what, x, y)
+				}
+				if lazy.lazyN != 0 {
+					t.Fatalf("%s: %d lazy plans left", what, lazy.lazyN)
+				}
+			}
+			for i, r := range reqs {
+				now := t0.Add(r.Arrival)
+				for {
+					next, ok := eager.NextEvent()
+					if !ok || !next.Before(now) {
+						break
+					}
+					step(fmt.Sprintf("advance to %s", next.Sub(t0)), func(s *Scheduler) []Action { return s.Advance(next) })
+				}
+				// An early end now and then: the oldest lease running.
+				if rng.Intn(3) == 0 {
+					for _, id := range eager.ids {
+						if eager.leases[id].State == Running {
+							step(fmt.Sprintf("lease %d ends at %s", id, now.Sub(t0)), func(s *Scheduler) []Action { return s.Finished(now, id) })
+							break
+						}
+					}
+				}
+				step(fmt.Sprintf("request %d at %s", i, now.Sub(t0)), func(s *Scheduler) []Action {
+					_, acts := s.Submit(now, r)
+					return acts
+				})
+			}
+			for {
+				next, ok := eager.NextEvent()
+				if !ok {
+					break
+				}
+				step(fmt.Sprintf("advance to %s", next.Sub(t0)), func(s *Scheduler) []Action { return s.Advance(next) })
+			}
+			if err := lazy.Check(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// lazyWorkload draws 20-60 requests over a few hours for a cluster of
+// slots VM slots: best-effort leases of both preemptable classes,
+// immediate and advance-reservation ones (local or external) and deadline
+// ones, on a 5-minute grid so that many things happen at once.
+func lazyWorkload(rng *rand.Rand, slots int) []Request {
+	const unit = 5 * time.Minute
+	var reqs []Request
+	arrival := time.Duration(0)
+	for i, n := 0, 20+rng.Intn(41); i < n; i++ {
+		arrival += time.Duration(rng.Intn(3)) * unit
+		d := time.Duration(1+rng.Intn(12)) * unit
+		r := Request{Name: fmt.Sprint(i), Arrival: arrival, Duration: d, VMs: 1 + rng.Intn(slots),
+			CPU: 100, Memory: 1024, Origin: External}
+		if rng.Intn(2) == 0 {
+			r.Real = d / 2
+		}
+		switch k := rng.Intn(10); {
+		case k < 5:
+			r.Kind, r.Class = BestEffort, []Class{Cancellable, Suspendable}[rng.Intn(2)]
+		case k < 7:
+			r.Kind, r.Class, r.Origin = Immediate, NonPreemptable, Local
+		case k < 8:
+			r.Kind, r.Class = AdvanceReservation, NonPreemptable
+			r.Start = arrival + time.Duration(1+rng.Intn(6))*unit
+			if rng.Intn(2) == 0 {
+				r.Origin = Local
+			}
+		default:
+			r.Kind, r.Class = Deadline, []Class{Migratable, NonPreemptable}[rng.Intn(2)]
+			r.Start = arrival + time.Duration(rng.Intn(3))*unit
+			r.Deadline = r.Start + d + time.Duration(rng.Intn(8))*unit
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs
+}
+
+// schedState renders everything about s that a decision can depend on or
+// show: each lease's state, reason, history, plan (phases, hosts,
+// reservation IDs) and generation, the queue, and the slot table.
+func schedState(s *Scheduler) string {
+	var b strings.Builder
+	for _, id := range s.ids {
+		l := s.leases[id]
+		fmt.Fprintf(&b, "%d %s %s %q gen=%d cur=%d entered=%v queued=%v hist=%d", l.ID, l.State, l.Reason, l.Detail, l.gen, l.cur, l.entered, l.queued, len(l.History))
+		for _, p := range l.plan {
+			fmt.Fprintf(&b, " [%s %s-%s %v %v]", p.kind, p.start.Sub(t0), p.end.Sub(t0), p.hosts, p.res)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "queue %v\n", s.queue)
+	rs := s.table.Overlapping(t0.Add(-time.Hour), t0.Add(1000*time.Hour))
+	slices.SortFunc(rs, func(x, y slottable.Reservation) int { return int(x.ID) - int(y.ID) })
+	for _, r := range rs {
+		fmt.Fprintf(&b, "res %d lease %d host %d %s-%s\n", r.ID, r.Lease, r.Host, r.Start.Sub(t0), r.End.Sub(t0))
+	}
+	return b.String()
+}
