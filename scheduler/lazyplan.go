@@ -79,6 +79,7 @@ func (s *Scheduler) deferQueue() {
 			l.gen++ // as unplan: its wake-ups are stale
 			if len(l.plan) > 0 {
 				s.setLazy(l, true)
+				s.lazyList = append(s.lazyList, l)
 			}
 			l.fromScratch, s.fromScratch = true, true
 		}
@@ -88,14 +89,13 @@ func (s *Scheduler) deferQueue() {
 // dropLazy removes every lazy plan from the table, as unplanQueue would
 // have.
 func (s *Scheduler) dropLazy() {
-	if s.lazyN == 0 {
-		return
-	}
-	for _, id := range s.queue {
-		if l := s.leases[id]; l.lazy {
+	for _, l := range s.lazyList {
+		if l.lazy {
 			s.dropPlan(l)
 		}
 	}
+	clear(s.lazyList)
+	s.lazyList = s.lazyList[:0]
 }
 
 // dropPlan removes lazy lease l's plan (unplan, its gen already moved on).
@@ -242,8 +242,7 @@ func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
 // overlaps [start, end).
 func (s *Scheduler) lazyHosts(l *Lease, start, end time.Time) []slottable.HostID {
 	var hs []slottable.HostID
-	for _, id := range s.queue {
-		q := s.leases[id]
+	for _, q := range s.lazyList {
 		if !q.lazy || q == l {
 			continue
 		}

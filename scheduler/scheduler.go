@@ -34,9 +34,10 @@ type Scheduler struct {
 	// dropped plans since, so the next re-plan is one.
 	scratchMark uint64
 	fromScratch bool
-	lazyN       int    // leases whose plans are lazy (lazyplan.go)
-	lazySet     []bool // by lease ID: its plan is lazy
-	eager       bool   // no lazy plans: unplanQueue (the tests' reference)
+	lazyN       int      // leases whose plans are lazy (lazyplan.go)
+	lazySet     []bool   // by lease ID: its plan is lazy
+	lazyList    []*Lease // the leases deferQueue made lazy, in queue order
+	eager       bool     // no lazy plans: unplanQueue (the tests' reference)
 	decisions   int
 	now         time.Time
 
