@@ -89,27 +89,31 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 	if !s.samePlan(l, l.plan[0].start, hosts, sp) {
 		return false
 	}
-	// Each phase's reservation on each host, checked before anything
-	// changes, so that Renumber below cannot fail.
-	olds := make([]hostReses, len(l.plan))
-	var buf [16]slottable.HostID
-	for i, ph := range l.plan {
-		for j, h := range appendDistinct(buf[:0], ph.hosts) {
-			if !s.table.Has(ph.res[j]) {
+	// Every reservation, checked before anything changes, so that
+	// Renumber below cannot fail.
+	for _, ph := range l.plan {
+		for _, id := range ph.res {
+			if !s.table.Has(id) {
 				return false
 			}
-			olds[i] = append(olds[i], hostRes{h, ph.res[j]})
 		}
-		slices.SortFunc(olds[i], func(a, b hostRes) int { return cmp.Compare(a.h, b.h) })
 	}
 	l.gen += gens
-	var buf2 [16]slottable.HostID
+	var buf, buf2 [32]slottable.HostID
+	var obuf [32]hostRes
 	order := appendDistinct(buf2[:0], hosts) // reserve's order
 	for i := range l.plan {
 		ph := &l.plan[i]
+		// The phase's reservation on each host (samePlan: one per
+		// distinct host, in the order of their first VMs).
+		olds := hostReses(obuf[:0])
+		for j, h := range appendDistinct(buf[:0], ph.hosts) {
+			olds = append(olds, hostRes{h, ph.res[j]})
+		}
+		slices.SortFunc(olds, func(a, b hostRes) int { return cmp.Compare(a.h, b.h) })
 		ph.hosts, ph.res = hosts, ph.res[:0]
 		for _, h := range order {
-			old := olds[i].of(h)
+			old := olds.of(h)
 			id, err := s.table.Renumber(old)
 			if err != nil {
 				id = old // checked above: cannot happen
@@ -177,14 +181,16 @@ func countOf(sorted []slottable.HostID, h slottable.HostID) int {
 // hosts as reservations).
 func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID, sp []stepSpec) bool {
 	i, t := 0, start
-	now := slices.Sorted(slices.Values(hosts))
+	var nbuf, pbuf [32]slottable.HostID
+	now := append(nbuf[:0], hosts...)
+	slices.Sort(now)
 	distinct := 0
 	for k, h := range now {
 		if k == 0 || h != now[k-1] {
 			distinct++
 		}
 	}
-	prev := make([]slottable.HostID, 0, len(now))
+	prev := pbuf[:0]
 	for _, st := range sp {
 		if st.d <= 0 {
 			continue // build leaves it out (a migrate step needs saved images: not here)

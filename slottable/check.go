@@ -61,20 +61,20 @@ func (t *Table) checkReservations() error {
 		}
 		live++
 		nd := t.it.nodes[s]
-		if t.byID[r.ID] != int32(s) || nd.id != r.ID || nd.start != toNS(r.Start) || nd.end != toNS(r.End) {
+		if got, _ := t.byID.get(r.ID); got != int32(s) || nd.id != r.ID || nd.start != toNS(r.Start) || nd.end != toNS(r.End) {
 			return corrupt("slot %d (reservation %d) disagrees with its indexes", s, r.ID)
 		}
 		if !t.validHost(r.Host) || t.checkRes(r.Res) != nil || nd.start >= nd.end {
 			return corrupt("reservation %d is invalid", r.ID)
 		}
 	}
-	if live != len(t.byID) || live+len(t.free) != len(t.rs) {
-		return corrupt("%d live slots, %d IDs, %d free of %d", live, len(t.byID), len(t.free), len(t.rs))
+	if live != t.byID.len() || live+len(t.free) != len(t.rs) {
+		return corrupt("%d live slots, %d IDs, %d free of %d", live, t.byID.len(), len(t.free), len(t.rs))
 	}
 	inLease := 0
 	for l, ids := range t.lease {
 		for _, id := range ids {
-			s, ok := t.byID[id]
+			s, ok := t.byID.get(id)
 			if !ok || t.rs[s].Lease != l {
 				return corrupt("lease %d lists reservation %d wrongly", l, id)
 			}

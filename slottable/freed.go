@@ -292,7 +292,7 @@ func (t *Table) EarliestFitWithout(q Query, lease uint64, m *FitMemo) (Fit, bool
 	if own {
 		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
 		for _, id := range t.lease[lease] {
-			slot := t.byID[id]
+			slot, _ := t.byID.get(id)
 			q.ignoreOn = append(q.ignoreOn, t.rs[slot].Host)
 			q.ignoreSlots = append(q.ignoreSlots, slot)
 		}
@@ -395,7 +395,8 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 		mine = slices.Clone(q.ignoreSlots)
 		if mine == nil {
 			for _, id := range t.lease[lease] {
-				mine = append(mine, t.byID[id])
+				slot, _ := t.byID.get(id)
+				mine = append(mine, slot)
 			}
 		}
 		slices.SortFunc(mine, func(a, b int32) int { return cmp.Compare(t.rs[a].Host, t.rs[b].Host) })

@@ -47,7 +47,8 @@ func TestInitSlots(t *testing.T) {
 				lease := uint64(r.IntN(4))
 				var slots []int32
 				for _, id := range tab.lease[lease] {
-					slots = append(slots, tab.byID[id])
+					slot, _ := tab.byID.get(id)
+					slots = append(slots, slot)
 				}
 				var a, b walker
 				a.init(tab, h, f, e, func(res Reservation) bool { return res.Lease == lease })

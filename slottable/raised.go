@@ -228,7 +228,8 @@ func (t *Table) noteFailed(q *Query, d, a, b int64) {
 func (t *Table) ownStart(lease uint64) int64 {
 	s := int64(posInf)
 	for _, id := range t.lease[lease] {
-		s = min(s, t.it.nodes[t.byID[id]].start)
+		slot, _ := t.byID.get(id)
+		s = min(s, t.it.nodes[slot].start)
 	}
 	return s
 }

@@ -25,7 +25,7 @@ type Table struct {
 	it     itree         // interval-treap node of each slot
 	itRoot []int32       // per host: root of its interval treap
 	free   []int32       // free slots
-	byID   map[ResID]int32
+	byID   idIndex
 	lease  map[uint64][]ResID
 
 	nextID   ResID
@@ -41,7 +41,6 @@ func New(extra ...string) *Table {
 	return &Table{
 		names: names,
 		it:    itree{rng: prng{s: 0x1e7e_7a1}},
-		byID:  make(map[ResID]int32),
 		lease: make(map[uint64][]ResID),
 	}
 }
@@ -114,7 +113,7 @@ func (t *Table) Hosts() []Host {
 func (t *Table) NumHosts() int { return len(t.hosts) }
 
 // Len returns the number of reservations.
-func (t *Table) Len() int { return len(t.byID) }
+func (t *Table) Len() int { return t.byID.len() }
 
 // Add adds a reservation and returns the ID it assigns (r.ID is
 // ignored). It returns ErrUnknownHost, ErrBadInterval or ErrBadResources
@@ -146,7 +145,7 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
 	t.applyDelta(r.Host, s, r.Res, +1)
 	t.applyDelta(r.Host, e, r.Res, -1)
-	t.byID[r.ID] = slot
+	t.byID.set(r.ID, slot)
 	t.lease[r.Lease] = append(t.lease[r.Lease], r.ID)
 	t.absent[slot] = t.raisedNow()
 	var readds uint64
@@ -201,7 +200,7 @@ func allZero(v []int64) bool {
 // Remove removes a reservation. It returns ErrUnknownReservation if id is
 // not in the table. Cost: O(log n).
 func (t *Table) Remove(id ResID) error {
-	slot, ok := t.byID[id]
+	slot, ok := t.byID.get(id)
 	if !ok {
 		return fmt.Errorf("%w: %d", ErrUnknownReservation, id)
 	}
@@ -218,7 +217,7 @@ func (t *Table) Remove(id ResID) error {
 	t.it.nodes[slot] = iNode{treapLink: treapLink{l: nilNode, r: nilNode}}
 	t.rs[slot] = Reservation{}
 	t.free = append(t.free, slot)
-	delete(t.byID, id)
+	t.byID.del(id)
 	ids := t.lease[r.Lease]
 	if i := slices.Index(ids, id); i >= 0 {
 		ids[i] = ids[len(ids)-1]
@@ -237,7 +236,7 @@ func (t *Table) Remove(id ResID) error {
 // interval and resources stay). It returns ErrUnknownReservation if id is
 // not in the table. Cost: O(log n).
 func (t *Table) Renumber(id ResID) (ResID, error) {
-	slot, ok := t.byID[id]
+	slot, ok := t.byID.get(id)
 	if !ok {
 		return 0, fmt.Errorf("%w: %d", ErrUnknownReservation, id)
 	}
@@ -255,8 +254,8 @@ func (t *Table) Renumber(id ResID) (ResID, error) {
 		t.it.nodes[slot].id = t.nextID
 	}
 	r.ID = t.nextID
-	delete(t.byID, id)
-	t.byID[r.ID] = slot
+	t.byID.del(id)
+	t.byID.set(r.ID, slot)
 	ids := t.lease[r.Lease]
 	ids[slices.Index(ids, id)] = r.ID
 	return r.ID, nil
@@ -268,7 +267,7 @@ func (t *Table) Renumber(id ResID) (ResID, error) {
 // grows, ErrOverCapacity if the host would be over capacity in the added
 // time; on error the table is unchanged. Cost: O(log n).
 func (t *Table) SetEnd(id ResID, end time.Time) error {
-	slot, ok := t.byID[id]
+	slot, ok := t.byID.get(id)
 	if !ok {
 		return fmt.Errorf("%w: %d", ErrUnknownReservation, id)
 	}
@@ -298,13 +297,13 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 
 // Has reports whether a reservation with ID id is in the table.
 func (t *Table) Has(id ResID) bool {
-	_, ok := t.byID[id]
+	_, ok := t.byID.get(id)
 	return ok
 }
 
 // Get returns the reservation with ID id (with its own copy of Res).
 func (t *Table) Get(id ResID) (Reservation, bool) {
-	slot, ok := t.byID[id]
+	slot, ok := t.byID.get(id)
 	if !ok {
 		return Reservation{}, false
 	}
@@ -323,7 +322,7 @@ func (t *Table) ForLease(lease uint64) []Reservation {
 	ids := t.lease[lease]
 	slots := make([]int32, len(ids))
 	for i, id := range ids {
-		slots[i] = t.byID[id]
+		slots[i], _ = t.byID.get(id)
 	}
 	t.sortSlots(slots)
 	out := make([]Reservation, len(slots))
@@ -360,7 +359,7 @@ func (t *Table) Clone() *Table {
 		it:       itree{nodes: slices.Clone(t.it.nodes), rng: t.it.rng},
 		itRoot:   slices.Clone(t.itRoot),
 		free:     slices.Clone(t.free),
-		byID:     make(map[ResID]int32, len(t.byID)),
+		byID:     t.byID.clone(),
 		lease:    make(map[uint64][]ResID, len(t.lease)),
 		nextID:   t.nextID,
 		checking: t.checking,
@@ -375,9 +374,6 @@ func (t *Table) Clone() *Table {
 	}
 	for h := range t.cp {
 		c.cp[h] = t.cp[h].clone()
-	}
-	for k, v := range t.byID {
-		c.byID[k] = v
 	}
 	for k, v := range t.lease {
 		c.lease[k] = slices.Clone(v)
