@@ -121,10 +121,10 @@ func (s *Scheduler) moversFor(first *mover, now time.Time) []*mover {
 	ms := []*mover{first}
 	in := map[LeaseID]bool{first.l.ID: true}
 	for i := 0; i < len(ms); i++ {
-		for _, r := range s.table.Overlapping(ms[i].from, ms[i].deadlineOf()) {
+		s.table.EachOverlapping(ms[i].from, ms[i].deadlineOf(), func(r slottable.Reservation) {
 			q := s.leases[LeaseID(r.Lease)]
 			if q == nil || in[q.ID] || !movableDeadline(q, e) {
-				continue
+				return
 			}
 			in[q.ID] = true
 			sp, total := s.steps(q)
@@ -133,7 +133,7 @@ func (s *Scheduler) moversFor(first *mover, now time.Time) []*mover {
 				from = e
 			}
 			ms = append(ms, &mover{l: q, sp: sp, total: total, from: from, until: q.Deadline.Add(-total)})
-		}
+		})
 	}
 	sort.SliceStable(ms, func(i, j int) bool {
 		a, b := ms[i].deadlineOf(), ms[j].deadlineOf()

@@ -148,9 +148,11 @@ func (rs hostReses) of(h slottable.HostID) slottable.ResID {
 // plan, on the table without l's reservations: a host is busy if it holds
 // other CPU at the start than the first phase of l's plan.
 func (s *Scheduler) optionsWithout(l *Lease, fit slottable.Fit) []HostOption {
-	mine := slices.Sorted(slices.Values(l.plan[0].hosts))
-	opts := make([]HostOption, 0, len(fit.Counts))
-	var used slottable.Resources
+	var mbuf [32]slottable.HostID
+	mine := append(mbuf[:0], l.plan[0].hosts...)
+	slices.Sort(mine)
+	opts := s.optBuf[:0] // the mapper's input only
+	used := s.usedBuf
 	for _, c := range fit.Counts {
 		if c.Count <= 0 {
 			continue
@@ -159,6 +161,7 @@ func (s *Scheduler) optionsWithout(l *Lease, fit slottable.Fit) []HostOption {
 		busy := used[slottable.CPU]-l.Req.CPU*int64(countOf(mine, c.Host)) > 0
 		opts = append(opts, HostOption{Host: c.Host, Count: c.Count, Busy: busy})
 	}
+	s.optBuf, s.usedBuf = opts, used
 	return opts
 }
 

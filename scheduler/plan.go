@@ -92,9 +92,9 @@ func (s *Scheduler) findIgnoring(l *Lease, from, until time.Time, d time.Duratio
 // host is busy when it holds some CPU at the fit's start, in reservations
 // ignore (when not nil) does not leave out.
 func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restrict bool, ignore func(slottable.Reservation) bool) ([]HostOption, int) {
-	opts := make([]HostOption, 0, len(fit.Counts))
+	opts := s.optBuf[:0] // the mapper's input only
 	total := 0
-	var used slottable.Resources
+	used := s.usedBuf
 	for _, c := range fit.Counts {
 		n := c.Count
 		if restrict {
@@ -112,6 +112,7 @@ func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restri
 		opts = append(opts, HostOption{Host: c.Host, Count: n, Busy: busy})
 		total += n
 	}
+	s.optBuf, s.usedBuf = opts, used
 	return opts, total
 }
 

@@ -38,8 +38,11 @@ type Scheduler struct {
 	lazySet     []bool   // by lease ID: its plan is lazy
 	lazyList    []*Lease // the leases deferQueue made lazy, in queue order
 	eager       bool     // no lazy plans: unplanQueue (the tests' reference)
-	decisions   int
-	now         time.Time
+	// optBuf and usedBuf are options' scratch space (plan.go).
+	optBuf    []HostOption
+	usedBuf   slottable.Resources
+	decisions int
+	now       time.Time
 
 	// Record, when set, receives every reservation as it ends or is cut
 	// short: what really held each host.
