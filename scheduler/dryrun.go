@@ -67,6 +67,9 @@ func (s *Scheduler) Clone() *Scheduler {
 	c.ids, c.queue, c.wake, c.out = slices.Clone(s.ids), slices.Clone(s.queue), slices.Clone(s.wake), slices.Clone(s.out)
 	c.stats.Search = maps.Clone(s.stats.Search)
 	c.power = s.power.clone()
+	// Scratch space and the lazy leases (none between calls) are the
+	// copy's own.
+	c.lazySet, c.lazyList, c.optBuf, c.usedBuf = nil, nil, nil, nil
 	return &c
 }
 

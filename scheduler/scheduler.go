@@ -166,6 +166,9 @@ func (s *Scheduler) flush() []Action {
 // run processes every wake-up due by now and re-plans when needed, until
 // nothing more is due.
 func (s *Scheduler) run(now time.Time) {
+	if !s.onTick(now) {
+		s.dropLazy() // no pass now to settle them (lazyplan.go)
+	}
 	s.expirePower(now) // power.go: boots that are over
 	for {
 		for len(s.wake) > 0 && !s.wake[0].at.After(now) {
