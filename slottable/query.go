@@ -1,11 +1,11 @@
 package slottable
 
 import (
-	"sync"
 	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
 )
 
