@@ -28,7 +28,7 @@ import (
 // no preemption (a local lease under a preempting policy) and no short
 // run to try.
 func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
-	sp, total, from, ok := s.keepable(l, now)
+	sp, total, from, ok := s.keepable(l, now, false)
 	if !ok {
 		return false
 	}
@@ -55,11 +55,13 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 }
 
 // keepable checks keepPlan's conditions on the lease itself, and returns
-// its steps, their total and its earliest allowed start.
-func (s *Scheduler) keepable(l *Lease, now time.Time) ([]stepSpec, time.Duration, time.Time, bool) {
+// its steps, their total and its earliest allowed start. With saved, a
+// lease with saved images passes too, unless it must resume on its own
+// hosts (keepLazy checks the rest).
+func (s *Scheduler) keepable(l *Lease, now time.Time, saved bool) ([]stepSpec, time.Duration, time.Time, bool) {
 	if l.State != Scheduled || l.entered || l.cur != 0 || len(l.plan) == 0 || l.promise != nil ||
-		l.pending != nil || l.preemptPending || l.saved || len(l.avoid) > 0 || deadlineBound(l) ||
-		l.after != afterDone {
+		l.pending != nil || l.preemptPending || l.saved && (!saved || s.cfg.Migration == MigrationNo) ||
+		len(l.avoid) > 0 || deadlineBound(l) || l.after != afterDone {
 		return nil, 0, time.Time{}, false
 	}
 	sp, total := s.steps(l)
@@ -179,9 +181,10 @@ func countOf(sorted []slottable.HostID, h slottable.HostID) int {
 }
 
 // samePlan reports whether build(l, placement{start, hosts}, sp) would lay
-// out l's plan as it is: the same phases over the same intervals, with as
-// many VMs on each host (the same hosts, sorted, and as many distinct
-// hosts as reservations).
+// out l's plan as it is: the same phases (as build lays them out: per-host
+// times on local storage, no copy when it resumes where it was) over the
+// same intervals, with as many VMs on each host (the same hosts, sorted,
+// and as many distinct hosts as reservations).
 func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID, sp []stepSpec) bool {
 	i, t := 0, start
 	var nbuf, pbuf [32]slottable.HostID
@@ -194,9 +197,10 @@ func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID
 		}
 	}
 	prev := pbuf[:0]
-	for _, st := range sp {
-		if st.d <= 0 {
-			continue // build leaves it out (a migrate step needs saved images: not here)
+	same := l.saved && sameHosts(l.prevHost, hosts)
+	for _, st := range s.onHosts(l, sp, hosts) {
+		if st.d <= 0 || st.kind == phMigrate && same {
+			continue // build leaves it out
 		}
 		if i == len(l.plan) {
 			return false

@@ -51,7 +51,7 @@ type bound struct {
 // host restriction).
 func (s *Scheduler) noteBound(l *Lease, now time.Time, mark uint64, planned bool) {
 	l.bound = bound{}
-	if !planned || l.State != Scheduled || len(l.plan) == 0 || l.entered || l.saved || len(l.avoid) > 0 || deadlineBound(l) {
+	if !planned || l.State != Scheduled || len(l.plan) == 0 || l.entered || len(l.avoid) > 0 || deadlineBound(l) {
 		return
 	}
 	_, total := s.steps(l)
@@ -200,7 +200,7 @@ func (s *Scheduler) lazyRefusal(l *Lease, from, until time.Time, total time.Dura
 // and relabel checks the rest as keepPlan does.
 func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
 	b := l.bound
-	sp, total, from, ok := s.keepable(l, now)
+	sp, total, from, ok := s.keepable(l, now, true)
 	if !ok || !b.set {
 		return false
 	}
@@ -223,8 +223,19 @@ func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
 	if len(affected) > 0 {
 		opts = s.lazyOptions(l, opts, was, total, affected)
 	}
+	hosts := s.mapper(opts, l.Req.VMs)
+	if l.saved {
+		// As planQueued: where its images are; and findExclusive takes
+		// the fit only if its image operations overlap no other's.
+		if len(l.Hosts) > 0 {
+			l.prevHost = hostsOf(l.Hosts)
+		}
+		if clear, _ := s.opsClear(l, placement{start: was, hosts: hosts}, imageOpsTime(sp)); !clear {
+			return false
+		}
+	}
 	// unplan's gen was counted by deferQueue: build's is left.
-	if !s.relabel(l, s.mapper(opts, l.Req.VMs), sp, 1) {
+	if !s.relabel(l, hosts, sp, 1) {
 		return false
 	}
 	s.setLazy(l, false)

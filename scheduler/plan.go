@@ -298,12 +298,7 @@ func (l *Lease) PlannedStart() time.Time {
 // migration) clear of other leases' suspend, resume and migrate operations
 // on the same hosts (exclusion local) or anywhere (exclusion global).
 func (s *Scheduler) findExclusive(l *Lease, from, until time.Time, d time.Duration, sp []stepSpec) (placement, bool) {
-	var ops time.Duration
-	for _, st := range sp {
-		if st.kind == phMigrate || st.kind == phResume {
-			ops += st.d
-		}
-	}
+	ops := imageOpsTime(sp)
 	for tries := 0; tries < 64; tries++ {
 		p, ok := s.find(l, from, until, d, nil)
 		if !ok || ops == 0 {
@@ -329,6 +324,17 @@ func (s *Scheduler) opsClear(l *Lease, p placement, d time.Duration) (bool, time
 	return !any, last
 }
 
+// imageOpsTime is how long steps sp's migration and resumption last.
+func imageOpsTime(sp []stepSpec) time.Duration {
+	var ops time.Duration
+	for _, st := range sp {
+		if st.kind == phMigrate || st.kind == phResume {
+			ops += st.d
+		}
+	}
+	return ops
+}
+
 // opsStart is the earliest start of the other leases' image operations
 // that overlap [p.start, p.start+d) under the exclusion setting.
 func (s *Scheduler) opsStart(l *Lease, p placement, d time.Duration) time.Time {
@@ -338,8 +344,9 @@ func (s *Scheduler) opsStart(l *Lease, p placement, d time.Duration) time.Time {
 
 // imageOps scans the other leases' suspend, resume and migrate
 // reservations overlapping [p.start, p.start+d), on p's hosts (exclusion
-// local) or anywhere (global): the earliest start (at most p.start), the
-// latest end, and whether there is any.
+// local) or anywhere (global), but the lazy plans' (lazyplan.go): the
+// earliest start (at most p.start), the latest end, and whether there is
+// any.
 func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, last time.Time, any bool) {
 	first = p.start
 	var mine map[slottable.HostID]int
@@ -347,7 +354,7 @@ func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, las
 		mine = hostsOf(p.hosts)
 	}
 	s.table.EachOverlapping(p.start, p.start.Add(d), func(r slottable.Reservation) {
-		if r.Lease == l.ID || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
+		if r.Lease == l.ID || s.lazyPlan(r) || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
 			return
 		}
 		if s.cfg.Exclusion == ExclusionLocal && (mine == nil && !slices.Contains(p.hosts, r.Host) || mine != nil && mine[r.Host] == 0) {
