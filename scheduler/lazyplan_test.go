@@ -13,7 +13,7 @@ import (
 )
 
 // TestLazyReplanMatchesEager drives two schedulers through the same random
-// workloads, one re-planning from scratch lazily (lazyplan.go) and one
+// workloads (lazyWorkload), one re-planning from scratch lazily (lazyplan.go) and one
 // dropping the queue's plans first (unplanQueue), and requires the same
 // actions after every call and the same leases, plans, reservation IDs
 // and slot table throughout. The workloads mix every kind, class and
@@ -33,6 +33,9 @@ func TestLazyReplanMatchesEager(t *testing.T) {
 			}
 			if rng.Intn(5) == 0 { // passes only every 10 minutes
 				cfg.WakeUp = 10 * time.Minute
+			}
+			if rng.Intn(4) == 0 { // short runs of suspendable leases
+				cfg.ThresholdFactor = 1
 			}
 			hosts, cores := 2+rng.Intn(5), int64(1+rng.Intn(2))
 			mk := func(eager bool) *Scheduler {
@@ -102,9 +105,10 @@ func TestLazyReplanMatchesEager(t *testing.T) {
 }
 
 // lazyWorkload draws 20-60 requests over a few hours for a cluster of
-// slots VM slots: best-effort leases of both preemptable classes,
-// immediate and advance-reservation ones (local or external) and deadline
-// ones, on a 5-minute grid so that many things happen at once.
+// slots VM slots: best-effort leases of both preemptable classes (and some
+// local ones), immediate and advance-reservation ones (local or external)
+// and deadline ones, on a 5-minute grid so that many things happen at
+// once.
 func lazyWorkload(rng *rand.Rand, slots int) []Request {
 	const unit = 5 * time.Minute
 	var reqs []Request
@@ -120,6 +124,9 @@ func lazyWorkload(rng *rand.Rand, slots int) []Request {
 		switch k := rng.Intn(10); {
 		case k < 5:
 			r.Kind, r.Class = BestEffort, []Class{Cancellable, Suspendable}[rng.Intn(2)]
+			if rng.Intn(4) == 0 { // a local one: it preempts to start
+				r.Class, r.Origin = NonPreemptable, Local
+			}
 		case k < 7:
 			r.Kind, r.Class, r.Origin = Immediate, NonPreemptable, Local
 		case k < 8:
