@@ -478,18 +478,7 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	var cand []hostRange
 	var sw *fitSweep // taken with the first candidate
 	var at []int32   // host -> 1 + its index in cand (sw's scratch space)
-	f := &t.freed
-	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
-		if i >= end {
-			if end = f.blockEnd(i); f.skippable(i, end, mark, true) {
-				i = end - 1
-				continue
-			}
-		}
-		e := &f.ents[i]
-		if !e.freesFor(mark) || e.lease == lease && e.res != nil || t.Closed(e.host) {
-			continue
-		}
+	t.eachFreed(mark, lease, func(e *freedEntry) bool {
 		// [e.s, e.e) overlaps [t, t+d) iff e.s-d < t < e.e.
 		a, b := lo, hi
 		if e.s != negInf && e.s > addSat(lo, d-1) {
@@ -499,7 +488,7 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 			b = e.e - 1
 		}
 		if a > b {
-			continue
+			return true
 		}
 		if at == nil {
 			sw = getSweep(t, &q)
@@ -509,11 +498,12 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 		}
 		if i := at[e.host]; i > 0 {
 			cand[i-1].a, cand[i-1].b = min(cand[i-1].a, a), max(cand[i-1].b, b)
-			continue
+			return true
 		}
 		cand = append(cand, hostRange{e.host, a, b})
 		at[e.host] = int32(len(cand))
-	}
+		return true
+	})
 	if len(cand) == 0 {
 		return nil
 	}
@@ -574,6 +564,20 @@ func (t *Table) FreedSince(mark, lease uint64, from, to time.Time) bool {
 		return true
 	}
 	lo, hi := span(from, to)
+	found := false
+	t.eachFreed(mark, lease, func(e *freedEntry) bool {
+		found = e.s < hi && lo < e.e
+		return !found
+	})
+	return found
+}
+
+// eachFreed calls fn, in sequence order, with every entry logged since
+// mark that may have freed room for lease relative to mark: not
+// cancelled, its usage in the table at mark, not lease's own, on a host
+// open now. It stops when fn returns false.
+func (t *Table) eachFreed(mark, lease uint64, fn func(e *freedEntry) bool) {
+	f := &t.freed
 	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
 		if i >= end {
 			if end = f.blockEnd(i); f.skippable(i, end, mark, true) {
@@ -585,9 +589,8 @@ func (t *Table) FreedSince(mark, lease uint64, from, to time.Time) bool {
 		if !e.freesFor(mark) || e.lease == lease && e.res != nil || t.Closed(e.host) {
 			continue
 		}
-		if e.s < hi && lo < e.e {
-			return true
+		if !fn(e) {
+			return
 		}
 	}
-	return false
 }

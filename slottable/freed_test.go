@@ -19,12 +19,7 @@ func TestEarliestFitMemo(t *testing.T) {
 		t.Logf("seed %d", seed)
 		r := rand.New(rand.NewPCG(seed, seed^0x51ed))
 		g := gen{r: r, dims: 2, n: 2 + int(seed%4), unit: units[seed%5%2]}
-		tab := New()
-		for _, c := range g.caps() {
-			if _, err := tab.AddHost("h", c); err != nil {
-				t.Fatal(err)
-			}
-		}
+		tab := g.table(t)
 		tab.TrackFreed(true)
 		type asker struct {
 			id   uint64
@@ -43,35 +38,9 @@ func TestEarliestFitMemo(t *testing.T) {
 		from := 0
 		for step := range 1500 {
 			switch k := r.IntN(20); {
-			case k < 6:
-				res := g.reservation()
-				res.Lease = uint64(1 + r.IntN(4))
-				if id, err := tab.Add(res); err == nil {
-					ids = append(ids, id)
-				}
-			case k < 9 && len(ids) > 0:
-				i := r.IntN(len(ids))
-				res, _ := tab.Get(ids[i])
-				if err := tab.Remove(ids[i]); err != nil {
-					t.Fatal(err)
-				}
-				removed = append(removed, res)
-				ids = slices.Delete(ids, i, i+1)
-			case k < 11 && len(removed) > 0: // the same reservation back
-				i := r.IntN(len(removed))
-				if id, err := tab.Add(removed[i]); err == nil {
-					ids = append(ids, id)
-				}
-				removed = slices.Delete(removed, i, i+1)
-			case k < 13 && len(ids) > 0:
-				i := r.IntN(len(ids))
-				res, _ := tab.Get(ids[i])
-				_ = tab.SetEnd(ids[i], res.Start.Add(time.Duration(1+r.IntN(20))*g.unit))
-			case k < 14:
-				h := HostID(r.IntN(g.n))
-				_ = tab.SetClosed(h, !tab.Closed(h))
+			case g.churn(t, tab, k, &ids, &removed):
 			case k < 15:
-				tab.ForgetFreed(tab.FreedMark() - uint64(r.IntN(10)))
+				tab.ForgetFreed(tab.FreedMark() - min(tab.FreedMark(), uint64(r.IntN(10))))
 			case k < 16:
 				from += r.IntN(3)
 			default:

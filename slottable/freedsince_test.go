@@ -18,12 +18,7 @@ func TestFreedSince(t *testing.T) {
 	for _, seed := range seedsFor(t) {
 		r := rand.New(rand.NewPCG(seed, seed^0xf4eed))
 		g := gen{r: r, dims: 2, n: 2 + int(seed%3), unit: units[seed%2]}
-		tab := New()
-		for _, c := range g.caps() {
-			if _, err := tab.AddHost("h", c); err != nil {
-				t.Fatal(err)
-			}
-		}
+		tab := g.table(t)
 		tab.TrackFreed(true)
 		type snap struct {
 			mark uint64
@@ -35,33 +30,9 @@ func TestFreedSince(t *testing.T) {
 		said, checked := 0, 0
 		for step := range 1200 {
 			switch k := r.IntN(20); {
-			case k < 7:
-				if id, err := tab.Add(g.reservation()); err == nil {
-					ids = append(ids, id)
-				}
-			case k < 10 && len(ids) > 0:
-				i := r.IntN(len(ids))
-				res, _ := tab.Get(ids[i])
-				if err := tab.Remove(ids[i]); err != nil {
-					t.Fatal(err)
-				}
-				removed = append(removed, res)
-				ids = slices.Delete(ids, i, i+1)
-			case k < 12 && len(removed) > 0:
-				i := r.IntN(len(removed))
-				if id, err := tab.Add(removed[i]); err == nil {
-					ids = append(ids, id)
-				}
-				removed = slices.Delete(removed, i, i+1)
-			case k < 13 && len(ids) > 0:
-				i := r.IntN(len(ids))
-				res, _ := tab.Get(ids[i])
-				_ = tab.SetEnd(ids[i], res.Start.Add(time.Duration(1+r.IntN(20))*g.unit))
-			case k < 14:
-				h := HostID(r.IntN(g.n))
-				_ = tab.SetClosed(h, !tab.Closed(h))
+			case g.churn(t, tab, k, &ids, &removed):
 			case k < 15 && r.IntN(10) == 0:
-				tab.ForgetFreed(tab.FreedMark() - uint64(r.IntN(10)))
+				tab.ForgetFreed(tab.FreedMark() - min(tab.FreedMark(), uint64(r.IntN(10))))
 			case k < 17:
 				snaps = append(snaps, snap{tab.FreedMark(), tab.Clone()})
 				if len(snaps) > 6 {
@@ -118,12 +89,7 @@ func TestFitCountAt(t *testing.T) {
 	for _, seed := range seedsFor(t) {
 		r := rand.New(rand.NewPCG(seed, seed^0xc0a7))
 		g := gen{r: r, dims: 2, n: 3, unit: units[seed%2]}
-		tab := New()
-		for _, c := range g.caps() {
-			if _, err := tab.AddHost("h", c); err != nil {
-				t.Fatal(err)
-			}
-		}
+		tab := g.table(t)
 		for range 40 {
 			_, _ = tab.Add(g.reservation())
 		}

@@ -32,6 +32,59 @@ type gen struct {
 // at returns tick s.
 func (g gen) at(s int) time.Time { return base.Add(time.Duration(s) * g.unit) }
 
+// churn changes tab at random, for k (drawn in [0, 20)) below 14: adds a
+// reservation of one of leases 1-4 (k < 6), removes one (k < 9), adds a
+// removed one back identical (k < 11), moves an end (k < 13), or closes
+// or opens a host; it reports whether k was one of those. ids are the
+// reservations added, removed those removed.
+func (g gen) churn(tb testing.TB, tab *Table, k int, ids *[]ResID, removed *[]Reservation) bool {
+	r := g.r
+	switch {
+	case k < 6:
+		res := g.reservation()
+		res.Lease = uint64(1 + r.IntN(4))
+		if id, err := tab.Add(res); err == nil {
+			*ids = append(*ids, id)
+		}
+	case k < 9 && len(*ids) > 0:
+		i := r.IntN(len(*ids))
+		res, _ := tab.Get((*ids)[i])
+		if err := tab.Remove((*ids)[i]); err != nil {
+			tb.Fatal(err)
+		}
+		*removed = append(*removed, res)
+		*ids = slices.Delete(*ids, i, i+1)
+	case k < 11 && len(*removed) > 0: // the same reservation back
+		i := r.IntN(len(*removed))
+		if id, err := tab.Add((*removed)[i]); err == nil {
+			*ids = append(*ids, id)
+		}
+		*removed = slices.Delete(*removed, i, i+1)
+	case k < 13 && len(*ids) > 0:
+		i := r.IntN(len(*ids))
+		res, _ := tab.Get((*ids)[i])
+		_ = tab.SetEnd((*ids)[i], res.Start.Add(time.Duration(1+r.IntN(20))*g.unit))
+	case k < 14:
+		h := HostID(r.IntN(g.n))
+		_ = tab.SetClosed(h, !tab.Closed(h))
+	default:
+		return false
+	}
+	return true
+}
+
+// table is a new table with the hosts of caps.
+func (g gen) table(tb testing.TB) *Table {
+	tb.Helper()
+	tab := New()
+	for _, c := range g.caps() {
+		if _, err := tab.AddHost("h", c); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return tab
+}
+
 func (g gen) caps() []Resources {
 	var out []Resources
 	for range g.n {
