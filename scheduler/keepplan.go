@@ -65,10 +65,7 @@ func (s *Scheduler) keepable(l *Lease, now time.Time, saved bool) ([]stepSpec, t
 		return nil, 0, time.Time{}, false
 	}
 	sp, total := s.steps(l)
-	from := s.earliest(now)
-	if l.Ready.After(from) {
-		from = l.Ready
-	}
+	from := s.earliestFor(l, now)
 	if l.plan[0].start.Before(from) {
 		return nil, 0, time.Time{}, false
 	}

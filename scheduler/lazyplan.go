@@ -10,8 +10,8 @@ import (
 
 // Lazy re-planning from scratch.
 //
-// After an immediate or advance-reservation lease, the queued leases give
-// way: unplanQueue drops their plans, and the next replanPass plans each
+// After a fixed lease (immediate, advance reservation or deadline), the
+// queued leases give way: unplanQueue drops their plans, and the next replanPass plans each
 // again on the table holding the fixed leases and the new plans of the
 // leases ahead of it in passOrder. Most of the time every one of them gets
 // the plan it had back, and removing and adding those reservations was
@@ -30,7 +30,7 @@ import (
 // A lazy plan never outlives the run that follows (Scheduler.run drops
 // what is left), so nothing else sees one. Keeping a plan gives its
 // reservations the IDs that removing and adding them again would
-// (keepPlan), so the table, the leases and every decision after are what
+// (relabel), so the table, the leases and every decision after are what
 // they would have been.
 
 // bound says that no start in [from, start) fitted a lease's whole time
@@ -55,10 +55,7 @@ func (s *Scheduler) noteBound(l *Lease, now time.Time, mark uint64, planned bool
 		return
 	}
 	_, total := s.steps(l)
-	from := s.earliest(now)
-	if l.Ready.After(from) {
-		from = l.Ready
-	}
+	from := s.earliestFor(l, now)
 	start := l.plan[0].start
 	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: total, From: from}
 	if l.fit.Answers(q, start) {
@@ -196,8 +193,11 @@ func (s *Scheduler) lazyRefusal(l *Lease, from, until time.Time, total time.Dura
 // plans (EarliestFitWithout, as keepPlan asks it) starts there too, and
 // on every host but those where a lazy plan overlaps the interval, the
 // counts and busy flags are the same: those are counted again without
-// them (lazyOptions). The mapper then chooses as it would from scratch,
-// and relabel checks the rest as keepPlan does.
+// them (lazyOptions). The mapper then chooses as it would from scratch.
+// For a lease with saved images, findExclusive's check of the image
+// operations is asked again without the lazy plans (which imageOps leaves
+// out); a bound exists only when its first fit passed that check. relabel
+// checks the rest as keepPlan does.
 func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
 	b := l.bound
 	sp, total, from, ok := s.keepable(l, now, true)

@@ -115,6 +115,16 @@ func (s *Scheduler) earliest(now time.Time) time.Time {
 	return now.Add(s.cfg.NonSchedulable)
 }
 
+// earliestFor is the earliest start of queued lease l planned at now:
+// earliest, or its ready time if later.
+func (s *Scheduler) earliestFor(l *Lease, now time.Time) time.Time {
+	from := s.earliest(now)
+	if l.Ready.After(from) {
+		from = l.Ready
+	}
+	return from
+}
+
 // planQueued plans a queued lease: it starts now if it fits, or (when
 // mayReserve) holds a reservation at its earliest fit. It reports whether
 // the lease got a plan (the caller flags a missed deadline once it keeps
@@ -127,10 +137,7 @@ func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool, was tim
 		l.prevHost = hostsOf(l.Hosts) // where its memory images are
 	}
 	sp, total := s.steps(l)
-	from := s.earliest(now)
-	if l.Ready.After(from) {
-		from = l.Ready
-	}
+	from := s.earliestFor(l, now)
 	if deadlineBound(l) {
 		if s.planByDeadline(l, from, sp, total, was, now) {
 			return true
