@@ -69,7 +69,6 @@ func (s *Scheduler) deferQueue() {
 		s.unplanQueue()
 		return
 	}
-	s.dropLazy()
 	for _, id := range s.queue {
 		l := s.leases[id]
 		if l.State == Scheduled && !l.entered && !deadlineBound(l) && !s.starved(l, s.now) {
@@ -87,7 +86,7 @@ func (s *Scheduler) deferQueue() {
 // have.
 func (s *Scheduler) dropLazy() {
 	for _, l := range s.lazyList {
-		if l.lazy {
+		if s.isLazy(l) {
 			s.dropPlan(l)
 		}
 	}
@@ -108,10 +107,9 @@ func (s *Scheduler) dropPlan(l *Lease) {
 
 // setLazy marks l's plan lazy or not.
 func (s *Scheduler) setLazy(l *Lease, on bool) {
-	if l.lazy == on {
+	if s.isLazy(l) == on {
 		return
 	}
-	l.lazy = on
 	if on {
 		s.lazyN++
 	} else {
@@ -121,6 +119,11 @@ func (s *Scheduler) setLazy(l *Lease, on bool) {
 		s.lazySet = append(s.lazySet, make([]bool, id+1-len(s.lazySet))...)
 	}
 	s.lazySet[l.ID] = on
+}
+
+// isLazy reports whether l's plan is lazy.
+func (s *Scheduler) isLazy(l *Lease) bool {
+	return int(l.ID) < len(s.lazySet) && s.lazySet[l.ID]
 }
 
 // lazyPlan reports whether r belongs to a lazy plan.
@@ -148,8 +151,10 @@ func (s *Scheduler) findFixed(l *Lease, from, until time.Time, total time.Durati
 	}
 	var hit []*Lease
 	s.table.EachOverlapping(p.start, p.start.Add(total), func(r slottable.Reservation) {
-		if q := s.leases[LeaseID(r.Lease)]; q != nil && q.lazy && !slices.Contains(hit, q) && slices.Contains(p.hosts, r.Host) {
-			hit = append(hit, q)
+		if s.lazyPlan(r) && slices.Contains(p.hosts, r.Host) {
+			if q := s.leases[LeaseID(r.Lease)]; !slices.Contains(hit, q) {
+				hit = append(hit, q)
+			}
 		}
 	})
 	for _, q := range hit {
@@ -254,7 +259,7 @@ func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
 func (s *Scheduler) lazyHosts(l *Lease, start, end time.Time) []slottable.HostID {
 	var hs []slottable.HostID
 	for _, q := range s.lazyList {
-		if !q.lazy || q == l {
+		if !s.isLazy(q) || q == l {
 			continue
 		}
 		for _, p := range q.plan {

@@ -118,9 +118,8 @@ type Lease struct {
 	// dropped its plan; replanPass plans it from scratch).
 	scratch     slottable.FitMemo
 	fromScratch bool
-	// lazy says that deferQueue left its plan in the table for replanPass
-	// to keep or drop, and bound is what lets it keep it (lazyplan.go).
-	lazy  bool
+	// bound is what lets replanPass keep its plan when deferQueue left it
+	// in the table, lazy (lazyplan.go).
 	bound bound
 	// kept is the answer (fit.Since) keepPlan last kept the plan on, and
 	// keptGen the plan's gen then: while both hold, the mapper's hosts

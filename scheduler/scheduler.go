@@ -35,7 +35,7 @@ type Scheduler struct {
 	scratchMark uint64
 	fromScratch bool
 	lazyN       int      // leases whose plans are lazy (lazyplan.go)
-	lazySet     []bool   // by lease ID: its plan is lazy
+	lazySet     []bool   // by lease ID: its plan is lazy (isLazy)
 	lazyList    []*Lease // the leases deferQueue made lazy, in queue order
 	eager       bool     // no lazy plans: unplanQueue (the tests' reference)
 	// optBuf and usedBuf are options' scratch space (plan.go).

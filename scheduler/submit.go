@@ -256,7 +256,7 @@ func (s *Scheduler) replanPass(now time.Time) {
 			continue
 		}
 		if s.lazyN > 0 {
-			if l.lazy && s.keepLazy(l, now, held < allowed) {
+			if s.isLazy(l) && s.keepLazy(l, now, held < allowed) {
 				s.checkDeadline(l, now)
 				if l.PlannedStart().After(now) {
 					held++
@@ -394,7 +394,7 @@ func (s *Scheduler) deadlineRefusal(l *Lease, from, until time.Time, total time.
 	e := s.earliest(now)
 	movable := func(r slottable.Reservation) bool {
 		q := s.leases[LeaseID(r.Lease)]
-		return q != nil && (q.lazy || movableDeadline(q, e))
+		return s.lazyPlan(r) || q != nil && movableDeadline(q, e)
 	}
 	if _, ok := s.find(l, from, until, total, movable); ok {
 		return ReasonDeadline, "no room in its interval, even moving the accepted deadline leases there within their own deadlines"
