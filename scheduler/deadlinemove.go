@@ -86,7 +86,11 @@ func (s *Scheduler) moveDeadlines(l *Lease, from, until time.Time, total time.Du
 	found := false
 	if _, ok := s.find(l, from, until, total, nil); ok {
 		budget := maxMoveTries
+		if s.moveTries > 0 {
+			budget = s.moveTries
+		}
 		found = s.layMovers(ms, time.Time{}, &budget)
+		s.moveLeft = budget
 	}
 	for _, m := range ms { // the search's reservations; the plans are built below
 		for _, id := range m.ids {
@@ -165,6 +169,9 @@ func (s *Scheduler) layMovers(ms []*mover, last time.Time, budget *int) bool {
 			t = last
 		}
 		for !t.After(m.until) && *budget > 0 {
+			if s.futileFrom(ms, m, t, budget) {
+				break
+			}
 			at, skipped, fits := s.moverSkip(m, t)
 			if skipped >= *budget {
 				*budget = 0 // the tries that fail use it up
@@ -175,6 +182,9 @@ func (s *Scheduler) layMovers(ms []*mover, last time.Time, budget *int) bool {
 				break // every try left fails
 			}
 			t = at
+			if s.futileFrom(ms, m, t, budget) {
+				break
+			}
 			*budget--
 			if s.tryMover(m, t) {
 				if s.layMovers(ms, t, budget) {
@@ -193,6 +203,28 @@ func (s *Scheduler) layMovers(ms []*mover, last time.Time, budget *int) bool {
 		}
 	}
 	return done
+}
+
+// futileFrom reports whether layMovers's tries of m from t on are
+// futile, and if so takes what they would cost from the budget. With m
+// placed at t or later, layMovers gives up first thing when another mover
+// not placed must start before t; starts only grow in the loop over m's
+// tries, so then every try left would be laid out and taken back at
+// once, changing nothing. Each costs the budget one, whether moverSkip
+// skips it or it is tried: one for t and one for each change point of
+// the table after it up to m.until (the table without m, as each try
+// finds it).
+func (s *Scheduler) futileFrom(ms []*mover, m *mover, t time.Time, budget *int) bool {
+	if s.exhaustive {
+		return false
+	}
+	for _, o := range ms {
+		if o != m && !o.placed && o.until.Before(t) {
+			*budget = max(0, *budget-1-s.table.ChangesBetween(t, m.until.Add(time.Nanosecond)))
+			return true
+		}
+	}
+	return false
 }
 
 // moverSkip is where layMovers's tries of m from t on first succeed: the

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +150,87 @@ func BenchmarkSubmitMovingDeadlines(b *testing.B) {
 			}
 		})
 	}
+}
+
+// The tries of a mover that layMovers would lay out and take back at once
+// (futileFrom) are skipped and counted against the budget as trying them
+// would: with small budgets, so that searches run out, a scheduler that
+// skips them and one that tries them (exhaustive) accept and reject the
+// same leases, for the same reasons, with the same plans, on random
+// deadline workloads (2-4 one-core hosts, 4-11 deadline leases and
+// advance reservations with slack, on a 15 min grid). Only the IDs of
+// later reservations differ: the skipped tries reserved nothing. Each
+// search leaves the same budget.
+func TestFutileTriesSkipped(t *testing.T) {
+	const unit = 15 * time.Minute
+	shifted, moved, refused := 0, 0, 0
+	for seed := int64(1); seed <= 3000; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		hosts := 2 + rng.Intn(3)
+		ref, fast := smallCluster(t, hosts), smallCluster(t, hosts)
+		ref.exhaustive = true
+		ref.moveTries = 1 + rng.Intn(40)
+		fast.moveTries = ref.moveTries
+		arrival := time.Duration(0)
+		for i, n := 0, 6+rng.Intn(10); i < n; i++ {
+			arrival += time.Duration(rng.Intn(2)) * unit
+			ready := arrival + time.Duration(rng.Intn(3))*unit
+			d := time.Duration(1+rng.Intn(8)) * unit
+			r := Request{Name: fmt.Sprint(i), Kind: Deadline, VMs: 1 + rng.Intn(hosts), CPU: 100, Memory: 1024,
+				Arrival: arrival, Start: ready, Duration: d, Deadline: ready + d + time.Duration(rng.Intn(24))*unit,
+				Class: Migratable, Origin: External}
+			if rng.Intn(4) == 0 {
+				r.Kind, r.Deadline = AdvanceReservation, 0
+			}
+			now := t0.Add(arrival)
+			ref.Advance(now)
+			fast.Advance(now)
+			a, _ := ref.Submit(now, r)
+			b, _ := fast.Submit(now, r)
+			if ref.moveLeft != fast.moveLeft {
+				t.Fatalf("seed %d, lease %s: the search left %d of its budget exhaustive, %d skipping", seed, r.Name, ref.moveLeft, fast.moveLeft)
+			}
+			if a.State != b.State || a.Reason != b.Reason {
+				t.Fatalf("seed %d, lease %s: %s (%s) exhaustive, %s (%s) skipping", seed, r.Name, a.State, a.Reason, b.State, b.Reason)
+			}
+			if a.State == Rejected && a.Reason == ReasonDeadline {
+				refused++
+			}
+			for _, id := range ref.ids {
+				pa, pb := plainPlan(ref.leases[id]), plainPlan(fast.leases[id])
+				if pa != pb {
+					t.Fatalf("seed %d, after lease %s: lease %d planned %s exhaustive, %s skipping", seed, r.Name, id, pa, pb)
+				}
+				if len(ref.leases[id].History) > 0 && ref.leases[id].History[len(ref.leases[id].History)-1].Reason == ReasonMovedForDeadline {
+					moved++
+				}
+			}
+		}
+		if maxResID(ref.table) != maxResID(fast.table) {
+			shifted++
+		}
+	}
+	t.Logf("shifted %d moved %d refused %d", shifted, moved, refused)
+	// The workloads reach what the test is about.
+	if shifted == 0 || moved == 0 || refused == 0 {
+		t.Fatalf("no instance skipped tries (%d), moved a lease (%d) or refused one as infeasible (%d)", shifted, moved, refused)
+	}
+}
+
+// plainPlan renders a lease's plan without reservation IDs.
+func plainPlan(l *Lease) string {
+	var b strings.Builder
+	for _, p := range l.plan {
+		fmt.Fprintf(&b, "%s[%s,%s)%v ", p.kind, p.start.Sub(t0), p.end.Sub(t0), p.hosts)
+	}
+	return b.String()
+}
+
+// maxResID is the largest reservation ID in the table.
+func maxResID(tb *slottable.Table) slottable.ResID {
+	var top slottable.ResID
+	tb.EachOverlapping(t0.Add(-24*time.Hour), t0.Add(24*365*time.Hour), func(r slottable.Reservation) {
+		top = max(top, r.ID)
+	})
+	return top
 }
