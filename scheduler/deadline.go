@@ -292,7 +292,7 @@ func (s *Scheduler) takeQueued(l, keep *Lease) map[*Lease][]phase {
 	taken := map[*Lease][]phase{}
 	for _, id := range s.queue {
 		q := s.leases[id]
-		if q == l || q == keep || !mayGiveWay(q) {
+		if q == l || q == keep || !mayGiveWay(q) || s.isLazy(q) {
 			continue
 		}
 		if old := s.takePlan(q); old != nil {

@@ -71,7 +71,6 @@ func (s *Scheduler) moveDeadlines(l *Lease, from, until time.Time, total time.Du
 	if len(ms) == 1 {
 		return false
 	}
-	s.dropLazy()
 	for _, m := range ms {
 		if m.l != l {
 			m.old = s.takePlan(m.l)
@@ -82,9 +81,15 @@ func (s *Scheduler) moveDeadlines(l *Lease, from, until time.Time, total time.Du
 	// fit without them, it does not fit with them, so when it fits nowhere
 	// there the search cannot succeed, whatever its budget. (Skipping it
 	// leaves out reservations that it would have added and removed again;
-	// the table's later IDs are shifted alike, in the same order.)
+	// the table's later IDs are shifted alike, in the same order.) That
+	// is asked without the lazy plans (amid, lazyplan.go); the search,
+	// which counts the table's change points, drops them.
+	s.amid = true
+	_, ok := s.find(l, from, until, total, nil)
+	s.amid = false
 	found := false
-	if _, ok := s.find(l, from, until, total, nil); ok {
+	if ok {
+		s.dropLazy()
 		budget := maxMoveTries
 		if s.moveTries > 0 {
 			budget = s.moveTries

@@ -16,13 +16,18 @@ import (
 // leases ahead of it in passOrder. Most of the time every one of them gets
 // the plan it had back, and removing and adding those reservations was
 // most of a contended run's time. deferQueue marks the plans lazy instead
-// and leaves them in the table; until they are settled:
+// and leaves them in the table, hidden (slottable.Table.SetHidden); until
+// they are settled:
 //
-//   - the fixed lease is placed as on the table without them (find
-//     ignores them; the lazy plans over its hosts and interval are then
-//     dropped, as they could not stay), and refused as it would be
-//     without them (lazyRefusal); anything else drops them all first
-//     (dropLazy: then everything is as unplanQueue left it);
+//   - a search made amid them (Scheduler.amid) leaves them out, as the
+//     table without them would answer (findIgnoring: SkipHidden, and a
+//     host they alone occupy is not busy), and reserving drops those in
+//     the way of what is reserved (dropLazyIn); so are placed the fixed
+//     lease (findFixed), a deadline-bound queued lease (amidFor) and the
+//     first search of moveDeadlines;
+//   - the fixed lease is refused as it would be without them
+//     (lazyRefusal); anything else drops them all first (dropLazy: then
+//     everything is as unplanQueue left it);
 //   - replanPass keeps a lazy lease's plan where it proves that planning
 //     it from scratch gives that plan (keepLazy), and otherwise drops the
 //     lazy plans left and plans on as usual.
@@ -94,6 +99,56 @@ func (s *Scheduler) dropLazy() {
 	s.lazyList = s.lazyList[:0]
 }
 
+// amidFor reports whether replanPass, reaching deadline-bound lease l
+// among lazy plans, can plan it amid them rather than drop them all: its
+// searches leave them out (findIgnoring, with the table's hidden
+// reservations), reserving drops those in the way of what it reserves
+// (reserve), and the queued leases that give way pass the lazy ones over
+// (takeQueued: from scratch they hold no plan). planByDeadline does
+// nothing else when l holds a plan, which it gives back or replaces
+// with an earlier one; it would find nothing the lazy plans hold.
+func (s *Scheduler) amidFor(l *Lease) bool {
+	return deadlineBound(l) && !l.entered && l.State == Scheduled && len(l.plan) > 0 && !s.isLazy(l) &&
+		s.cfg.Migration != MigrationNo && !s.mayRunShort(l)
+}
+
+// dropLazyIn makes room for res on host h over [from, to), to be
+// reserved for lease l: when it does not fit there as the table is, the
+// lazy plans but l's with a phase on h over that interval are dropped
+// (without them it fits: it was found so).
+func (s *Scheduler) dropLazyIn(l *Lease, h slottable.HostID, from, to time.Time, res slottable.Resources) {
+	host, _ := s.table.Host(h)
+	s.usedBuf = s.table.UsedInto(s.usedBuf, h, from, to)
+	fits := true
+	for j, v := range res {
+		if j < len(s.usedBuf) && j < len(host.Capacity) && s.usedBuf[j]+v > host.Capacity[j] {
+			fits = false
+		}
+	}
+	if fits {
+		return
+	}
+	for _, q := range s.lazyList {
+		if q == l || !s.isLazy(q) {
+			continue
+		}
+		for _, p := range q.plan {
+			if p.start.Before(to) && from.Before(p.end) && slices.Contains(p.hosts, h) {
+				s.dropPlan(q)
+				break
+			}
+		}
+	}
+}
+
+// orLazy is ignore or lazyPlan.
+func (s *Scheduler) orLazy(ignore func(slottable.Reservation) bool) func(slottable.Reservation) bool {
+	if ignore == nil {
+		return s.lazyPlan
+	}
+	return func(r slottable.Reservation) bool { return s.lazyPlan(r) || ignore(r) }
+}
+
 // dropPlan removes lazy lease l's plan (unplan, its gen already moved on).
 func (s *Scheduler) dropPlan(l *Lease) {
 	for _, p := range l.plan {
@@ -119,6 +174,11 @@ func (s *Scheduler) setLazy(l *Lease, on bool) {
 		s.lazySet = append(s.lazySet, make([]bool, id+1-len(s.lazySet))...)
 	}
 	s.lazySet[l.ID] = on
+	for _, p := range l.plan { // hidden from amid searches (amidFor)
+		for _, id := range p.res {
+			_ = s.table.SetHidden(id, on)
+		}
+	}
 }
 
 // isLazy reports whether l's plan is lazy.
@@ -140,27 +200,11 @@ func (s *Scheduler) lazyIgnore() func(slottable.Reservation) bool {
 }
 
 // findFixed is find for fixed lease l on the table without the lazy
-// plans; those over its placement (its hosts, its interval) are dropped.
+// plans (amid); reserving its plan drops those in its way (reserve).
 func (s *Scheduler) findFixed(l *Lease, from, until time.Time, total time.Duration) (placement, bool) {
-	if s.lazyN == 0 {
-		return s.find(l, from, until, total, nil)
-	}
-	p, ok := s.findIgnoring(l, from, until, total, s.lazyPlan, s.lazyPlan)
-	if !ok {
-		return p, false
-	}
-	var hit []*Lease
-	s.table.EachOverlapping(p.start, p.start.Add(total), func(r slottable.Reservation) {
-		if s.lazyPlan(r) && slices.Contains(p.hosts, r.Host) {
-			if q := s.leases[LeaseID(r.Lease)]; !slices.Contains(hit, q) {
-				hit = append(hit, q)
-			}
-		}
-	})
-	for _, q := range hit {
-		s.dropPlan(q)
-	}
-	return p, true
+	s.amid = true
+	defer func() { s.amid = false }()
+	return s.find(l, from, until, total, nil)
 }
 
 // lazyRefusal is the refusal preemptFor would give lease l (starting at

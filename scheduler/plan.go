@@ -56,7 +56,14 @@ func (s *Scheduler) find(l *Lease, from, until time.Time, d time.Duration, ignor
 // findIgnoring is find; the reservations busyIgnore reports true for do
 // not make a host busy either.
 func (s *Scheduler) findIgnoring(l *Lease, from, until time.Time, d time.Duration, ignore, busyIgnore func(slottable.Reservation) bool) (placement, bool) {
-	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: from, Until: until, Ignore: ignore}
+	amid := s.amid && s.lazyN > 0
+	if amid {
+		// On the table without the lazy plans (lazyplan.go). Its memo is
+		// not about that table.
+		l.fit = slottable.FitMemo{}
+		busyIgnore = s.orLazy(busyIgnore)
+	}
+	q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: from, Until: until, Ignore: ignore, SkipHidden: amid}
 	restrict := s.cfg.Migration == MigrationNo && l.saved && len(l.prevHost) > 0
 	if restrict {
 		q.Hosts = func(h slottable.HostID) bool { return l.prevHost[h] > 0 }
@@ -170,6 +177,9 @@ func (s *Scheduler) reserve(l *Lease, ph *phase) error {
 		}
 		clear(res)
 		res[0], res[1] = l.Req.CPU*n, l.Req.Memory*n
+		if s.lazyN > 0 {
+			s.dropLazyIn(l, h, ph.start, ph.end, res) // those in its way (lazyplan.go)
+		}
 		id, err := s.table.Add(slottable.Reservation{Lease: l.ID, Host: h, Kind: ph.kind.slot(),
 			Start: ph.start, End: ph.end, Res: res})
 		if err != nil {

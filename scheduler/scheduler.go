@@ -38,6 +38,7 @@ type Scheduler struct {
 	lazySet     []bool   // by lease ID: its plan is lazy (isLazy)
 	lazyList    []*Lease // the leases deferQueue made lazy, in queue order
 	eager       bool     // no lazy plans: unplanQueue (the tests' reference)
+	amid        bool     // searches leave the lazy plans out (amidFor)
 	// moveTries, when not 0, is moveDeadlines's budget instead of
 	// maxMoveTries; exhaustive has layMovers try the futile starts too
 	// (futileFrom); moveLeft is what the last search left of its budget.

@@ -250,7 +250,9 @@ func (s *Scheduler) replan(now time.Time) {
 func (s *Scheduler) replanPass(now time.Time) {
 	defer s.dropLazy() // those not reached (BackfillNone): unplanned
 	held, allowed := 0, s.cfg.reservationsAllowed()
+	defer func() { s.amid = false }()
 	for _, id := range s.starvedFirst(s.passOrder(), now) {
+		s.amid = false
 		l := s.leases[id]
 		if l.entered || !l.queued {
 			continue
@@ -263,7 +265,11 @@ func (s *Scheduler) replanPass(now time.Time) {
 				}
 				continue
 			}
-			s.dropLazy() // from here on, planned from scratch as usual
+			if s.amidFor(l) {
+				s.amid = true
+			} else {
+				s.dropLazy() // from here on, planned from scratch as usual
+			}
 		}
 		if s.keepPlan(l, now) { // the plan it would get again is the one it has
 			s.checkDeadline(l, now)

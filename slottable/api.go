@@ -64,6 +64,9 @@ type Query struct {
 	// Ignore, when not nil, treats the reservations it reports true for as
 	// absent (used to ask "would it fit if these were preempted?").
 	Ignore func(Reservation) bool
+	// SkipHidden treats the hidden reservations (SetHidden) as absent too,
+	// as an Ignore reporting them would.
+	SkipHidden bool
 	// ignoreOn, when not nil, lists (sorted) the only hosts holding
 	// reservations Ignore reports true for: elsewhere it is not asked
 	// (freed.go).

@@ -99,7 +99,7 @@ func (s *fitSweep) only(at int64) (Fit, bool) {
 		if _, on := slices.BinarySearch(q.ignoreOn, h); q.ignoreOn != nil && !on {
 			ignore = nil // it reports no reservation of this host
 		}
-		t.usedIgnoring(h, at, end, ignore, used)
+		t.usedQuery(h, at, end, ignore, q.SkipHidden, used)
 		tally.add(t, h, used, q)
 	}
 	return tally.fit(q)
@@ -232,9 +232,12 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 	if _, on := slices.BinarySearch(s.q.ignoreOn, h); s.q.ignoreOn != nil && !on {
 		ignore = nil // it reports no reservation of this host
 	}
-	if ignore != nil && s.q.ignoreSlots != nil {
+	switch {
+	case s.q.SkipHidden && len(t.hiddenOn(h)) > 0:
+		s.w.initQuery(t, h, s.from, horizon, ignore, true)
+	case ignore != nil && s.q.ignoreSlots != nil:
 		s.w.initSlots(t, h, s.from, horizon, s.q.ignoreSlots)
-	} else {
+	default:
 		s.w.init(t, h, s.from, horizon, ignore)
 	}
 	cur := fitCount(capy, s.w.usage, per, n)

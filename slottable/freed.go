@@ -306,7 +306,7 @@ func (t *Table) EarliestFitWithout(q Query, lease uint64, m *FitMemo) (Fit, bool
 // lease's reservations (and nothing else).
 func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fit, bool) {
 	from := toNS(q.From)
-	usable := t.freed.on && q.Hosts == nil && (own || q.Ignore == nil) && q.Until.IsZero() && q.N > 0 &&
+	usable := t.freed.on && q.Hosts == nil && (own || q.Ignore == nil) && !q.SkipHidden && q.Until.IsZero() && q.N > 0 &&
 		from != negInf && from != posInf
 	if !usable {
 		return t.EarliestFit(q)

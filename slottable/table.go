@@ -30,8 +30,9 @@ type Table struct {
 
 	nextID   ResID
 	checking bool
-	closed   []bool   // per host: no new placements (disabled, or switched off)
-	freed    freedLog // history of freed capacity, for FitMemo (freed.go)
+	closed   []bool    // per host: no new placements (disabled, or switched off)
+	freed    freedLog  // history of freed capacity, for FitMemo (freed.go)
+	hid      hiddenSet // hidden reservations (hidden.go)
 }
 
 // New returns an empty table whose resource dimensions are "cpu",
@@ -204,6 +205,7 @@ func (t *Table) Remove(id ResID) error {
 	if !ok {
 		return fmt.Errorf("%w: %d", ErrUnknownReservation, id)
 	}
+	t.showSlot(slot)
 	r := t.rs[slot]
 	nd := t.it.nodes[slot]
 	t.applyDelta(r.Host, nd.start, r.Res, -1)
@@ -364,6 +366,7 @@ func (t *Table) Clone() *Table {
 		nextID:   t.nextID,
 		checking: t.checking,
 		closed:   slices.Clone(t.closed),
+		hid:      t.hid.clone(),
 		// The copy keeps no history of freed capacity: a memo made on
 		// either table never helps on the other.
 		freed: freedLog{base: t.freed.next, next: t.freed.next, fits: t.freed.fits},
