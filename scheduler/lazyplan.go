@@ -320,7 +320,6 @@ func (s *Scheduler) lazyHosts(l *Lease, start, end time.Time) []slottable.HostID
 // total, on the table with the lazy plans, by host) with the hosts in
 // affected (sorted) counted without the lazy plans.
 func (s *Scheduler) lazyOptions(l *Lease, opts []HostOption, start time.Time, total time.Duration, affected []slottable.HostID) []HostOption {
-	ignore := func(r slottable.Reservation) bool { return r.Lease == uint64(l.ID) || s.lazyPlan(r) }
 	out := make([]HostOption, 0, len(opts)+len(affected))
 	at := make(slottable.Resources, s.table.Dims())
 	i := 0
@@ -332,7 +331,8 @@ func (s *Scheduler) lazyOptions(l *Lease, opts []HostOption, start time.Time, to
 		if i < len(opts) && opts[i].Host == h {
 			i++
 		}
-		c := s.table.FitCountAt(h, start, start.Add(total), l.Per(), l.Req.VMs, ignore, at)
+		// l's plan is lazy too: hidden with the others.
+		c := s.table.FitCountAt(h, start, start.Add(total), l.Per(), l.Req.VMs, nil, true, at)
 		if c > 0 {
 			out = append(out, HostOption{Host: h, Count: c, Busy: at[slottable.CPU] > 0})
 		}

@@ -102,7 +102,7 @@ func TestFitCountAt(t *testing.T) {
 				ignore = func(res Reservation) bool { return res.Lease == skip }
 			}
 			at := Resources{-1, -1}
-			got := tab.FitCountAt(p.host, p.from, p.to, p.per, limit, ignore, at)
+			got := tab.FitCountAt(p.host, p.from, p.to, p.per, limit, ignore, false, at)
 			want := min(tab.FitCount(p.host, p.from, p.to, p.per, ignore), limit)
 			if got != want {
 				t.Fatalf("seed %d: FitCountAt(%d, %v, %v, %v, %d) = %d, FitCount capped %d", seed, p.host, p.from, p.to, p.per, limit, got, want)

@@ -11,7 +11,8 @@ import (
 // TestSkipHiddenIsIgnore: a search with SkipHidden answers as the same
 // search with an Ignore that reports the hidden reservations (and, with
 // an Ignore of its own, as one reporting either), for every kind of
-// search (one start, a range, no end; all hosts or some), on random
+// search (one start, a range, no end; all hosts or some), and so does
+// FitCountAt skipping them, on random
 // tables whose reservations are added, removed, shortened, hidden and
 // shown again, and on copies of them.
 func TestSkipHiddenIsIgnore(t *testing.T) {
@@ -73,6 +74,17 @@ func TestSkipHiddenIsIgnore(t *testing.T) {
 			wf, wok := tab.EarliestFit(want)
 			if gok != wok || gok && (!gf.Start.Equal(wf.Start) || !slices.Equal(gf.Counts, wf.Counts)) {
 				t.Fatalf("seed %d round %d: SkipHidden gives %v %v, Ignore %v %v", seed, round, gf, gok, wf, wok)
+			}
+			limit := 1 + r.IntN(5)
+			at := Resources{-1, -1}
+			if got, want := tab.FitCountAt(p.host, p.from, p.to, p.per, limit, q.Ignore, true, at),
+				min(tab.FitCount(p.host, p.from, p.to, p.per, want.Ignore), limit); got != want {
+				t.Fatalf("seed %d round %d: FitCountAt skipping hidden = %d, FitCount ignoring them %d", seed, round, got, want)
+			}
+			if !tab.Closed(p.host) && tab.checkRes(p.per) == nil {
+				if u := tab.UsedIgnoring(p.host, p.from, p.from, want.Ignore); !slices.Equal(at, u) {
+					t.Fatalf("seed %d round %d: usage at %v is %v skipping hidden, %v ignoring them", seed, round, p.from, at, u)
+				}
 			}
 			var m FitMemo // a memo is not about the table without them
 			if mf, mok := tab.EarliestFitMemo(q, 99, &m); mok != wok || mok && !mf.Start.Equal(wf.Start) {

@@ -76,17 +76,18 @@ func (t *Table) FitCount(h HostID, from, to time.Time, per Resources, ignore fun
 
 // FitCountAt is FitCount capped at limit, and writes to at (when it has
 // room for every dimension) the host's usage at the instant from, both
-// without the reservations ignore reports true for: one walk over the
-// interval answers both. For a closed host or a bad per it is 0, and at
-// is left as it was.
-func (t *Table) FitCountAt(h HostID, from, to time.Time, per Resources, limit int, ignore func(Reservation) bool, at Resources) int {
+// without the reservations ignore reports true for, and the hidden ones
+// (SetHidden) too when skipHidden is set: one walk over the interval
+// answers both. For a closed host or a bad per it is 0, and at is left as
+// it was.
+func (t *Table) FitCountAt(h HostID, from, to time.Time, per Resources, limit int, ignore func(Reservation) bool, skipHidden bool, at Resources) int {
 	if !t.validHost(h) || t.checkRes(per) != nil || t.Closed(h) {
 		return 0
 	}
 	f, e := span(from, to)
 	w := getWalker()
 	defer putWalker(w)
-	w.init(t, h, f, e, ignore)
+	w.initQuery(t, h, f, e, ignore, skipHidden)
 	if len(at) >= len(w.usage) {
 		copy(at, w.usage)
 	}
