@@ -157,8 +157,9 @@ func BenchmarkSubmitMovingDeadlines(b *testing.B) {
 // would: with small budgets, so that searches run out, a scheduler that
 // skips them and one that tries them (exhaustive) accept and reject the
 // same leases, for the same reasons, with the same plans, on random
-// deadline workloads (2-4 one-core hosts, 4-11 deadline leases and
-// advance reservations with slack, on a 15 min grid). Only the IDs of
+// workloads (2-4 one-core hosts, 6-15 deadline leases with up to 6 h of
+// slack and advance reservations, on a 15 min grid; budgets of 1 to 40
+// tries). Only the IDs of
 // later reservations differ: the skipped tries reserved nothing. Each
 // search leaves the same budget.
 func TestFutileTriesSkipped(t *testing.T) {
