@@ -122,13 +122,14 @@ func (w *walker) initQuery(t *Table, h HostID, from, to int64, ignore func(Reser
 // usedQuery is usedIgnoring leaving out host h's hidden reservations too
 // when hidden is set.
 func (t *Table) usedQuery(h HostID, f, e int64, ignore func(Reservation) bool, hidden bool, out []int64) {
-	if !hidden || len(t.hiddenOn(h)) == 0 {
-		t.usedIgnoring(h, f, e, ignore, out)
+	hidden = hidden && len(t.hiddenOn(h)) > 0
+	if ignore == nil && !hidden {
+		t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
 		return
 	}
 	w := getWalker()
 	defer putWalker(w)
-	w.initQuery(t, h, f, e, ignore, true)
+	w.initQuery(t, h, f, e, ignore, hidden)
 	copy(out, w.usage)
 	for w.next() {
 		for j, u := range w.usage {

@@ -136,19 +136,7 @@ func fitCount(capacity, used, per []int64, limit int) int {
 // usedIgnoring writes host h's maximum usage over [f, e) to out, treating
 // the reservations ignore reports as absent.
 func (t *Table) usedIgnoring(h HostID, f, e int64, ignore func(Reservation) bool, out []int64) {
-	if ignore == nil {
-		t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
-		return
-	}
-	w := getWalker()
-	defer putWalker(w)
-	w.init(t, h, f, e, ignore)
-	copy(out, w.usage)
-	for w.next() {
-		for j, u := range w.usage {
-			out[j] = max(out[j], u)
-		}
-	}
+	t.usedQuery(h, f, e, ignore, false, out)
 }
 
 // walker steps through host h's usage over [from, to), one change point
