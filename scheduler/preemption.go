@@ -140,7 +140,7 @@ func (s *Scheduler) blocks(v *victim, placed, victims []*victim) []interval {
 		skip[w.l.ID] = true
 	}
 	for _, r := range s.table.Overlapping(s.now, v.l.plannedEnd().Add(v.opLen)) {
-		if skip[r.Lease] || s.lazyPlan(r) || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
+		if skip[r.Lease] || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
 			continue
 		}
 		if s.cfg.Exclusion == ExclusionGlobal || v.hosts[r.Host] > 0 {

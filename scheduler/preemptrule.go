@@ -94,7 +94,7 @@ func (s *Scheduler) candidates(preemptor *Lease, at, end time.Time) []*victim {
 		}
 		seen[r.Lease] = nil
 		l := s.leases[r.Lease]
-		if l == nil || s.isLazy(l) || !s.rule.MayPreempt(preemptor, l) {
+		if l == nil || !s.rule.MayPreempt(preemptor, l) {
 			return
 		}
 		running, notBegun := l.preemptionState()
