@@ -103,24 +103,38 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 	order := appendDistinct(buf2[:0], hosts) // reserve's order
 	for i := range l.plan {
 		ph := &l.plan[i]
-		// The phase's reservation on each host (samePlan: one per
-		// distinct host, in the order of their first VMs).
-		olds := hostReses(obuf[:0])
-		for j, h := range appendDistinct(buf[:0], ph.hosts) {
-			olds = append(olds, hostRes{h, ph.res[j]})
-		}
-		slices.SortFunc(olds, func(a, b hostRes) int { return cmp.Compare(a.h, b.h) })
-		ph.hosts, ph.res = hosts, ph.res[:0]
-		for _, h := range order {
-			old := olds.of(h)
-			id, err := s.table.Renumber(old)
-			if err != nil {
-				id = old // checked above: cannot happen
+		if !s.inOrder(ph, order) {
+			// The phase's reservation on each host (samePlan: one per
+			// distinct host, in the order of their first VMs), put in
+			// reserve's order.
+			olds := hostReses(obuf[:0])
+			for j, h := range appendDistinct(buf[:0], ph.hosts) {
+				olds = append(olds, hostRes{h, ph.res[j]})
 			}
-			ph.res = append(ph.res, id)
+			slices.SortFunc(olds, func(a, b hostRes) int { return cmp.Compare(a.h, b.h) })
+			ph.res = ph.res[:0]
+			for _, h := range order {
+				ph.res = append(ph.res, olds.of(h))
+			}
 		}
+		ph.hosts = hosts
+		_ = s.table.RenumberAll(ph.res) // checked above: each is there
 	}
 	s.push(l, l.plan[0].start)
+	return true
+}
+
+// inOrder reports whether phase ph holds one reservation on each host of
+// order, in that order (relabel can then renumber them as they are).
+func (s *Scheduler) inOrder(ph *phase, order []slottable.HostID) bool {
+	if len(ph.res) != len(order) {
+		return false
+	}
+	for j, id := range ph.res {
+		if h, ok := s.table.HostOf(id); !ok || h != order[j] {
+			return false
+		}
+	}
 	return true
 }
 

@@ -140,16 +140,7 @@ func (t *Table) ForgetFreed(mark uint64) {
 
 // index is the position of the first entry with a sequence number >= seq.
 func (f *freedLog) index(seq uint64) int {
-	i, _ := slices.BinarySearchFunc(f.ents, seq, func(e freedEntry, s uint64) int {
-		switch {
-		case e.seq < s:
-			return -1
-		case e.seq > s:
-			return 1
-		}
-		return 0
-	})
-	return i
+	return seqIndex(f.ents, seq, freedSeq)
 }
 
 // FreedMark is the sequence number the next freed interval gets.

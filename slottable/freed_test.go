@@ -1,6 +1,7 @@
 package slottable
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -387,5 +388,81 @@ func TestSkipFailed(t *testing.T) {
 	}
 	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 0 {
 		t.Errorf("after a change: first start %d, want 0", got)
+	}
+}
+
+// TestRenumberAll checks RenumberAll against Renumber one at a time: the
+// same new IDs, written over the old ones, each lease listing its new IDs
+// (in the table's order, or out of it, or two leases in one call), and an
+// unknown ID stopping it with the ones before it renumbered.
+func TestRenumberAll(t *testing.T) {
+	tab := New()
+	for _, h := range []string{"a", "b"} {
+		if _, err := tab.AddHost(h, Resources{800, 8192}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byLease := map[uint64][]ResID{}
+	for i := range 12 {
+		lease := uint64(1 + i%3)
+		st := base.Add(time.Duration(i%4) * time.Second)
+		id, err := tab.Add(Reservation{Lease: lease, Host: HostID(i % 2), Start: st, End: st.Add(time.Duration(3+i) * time.Second), Res: Resources{100, 512}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byLease[lease] = append(byLease[lease], id)
+	}
+	ids := func(tb *Table, lease uint64) []ResID {
+		var out []ResID
+		for _, r := range tb.ForLease(lease) {
+			out = append(out, r.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, pick := range []func() []ResID{
+		func() []ResID { return slices.Clone(byLease[1]) },                                            // the table's order
+		func() []ResID { return []ResID{byLease[2][3], byLease[2][0], byLease[2][2], byLease[2][1]} }, // out of it
+		func() []ResID { return []ResID{byLease[3][1], byLease[1][0], byLease[3][0]} },                // two leases
+	} {
+		batch := pick()
+		b := tab.Clone()
+		var want []ResID
+		for _, id := range batch {
+			got, err := b.Renumber(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, got)
+		}
+		if err := tab.RenumberAll(batch); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(batch, want) {
+			t.Fatalf("RenumberAll gives %v, Renumber one at a time %v", batch, want)
+		}
+		for lease := uint64(1); lease <= 3; lease++ {
+			if got, w := ids(tab, lease), ids(b, lease); !slices.Equal(got, w) {
+				t.Fatalf("lease %d lists %v, want %v", lease, got, w)
+			}
+		}
+		if err := tab.Check(); err != nil {
+			t.Fatal(err)
+		}
+		// The batch's leases again, from what they are now.
+		for lease := range byLease {
+			byLease[lease] = byLease[lease][:0]
+			for _, r := range tab.ForLease(lease) {
+				byLease[lease] = append(byLease[lease], r.ID)
+			}
+		}
+	}
+	known := byLease[2][0]
+	batch := []ResID{known, 999, byLease[2][1]}
+	if err := tab.RenumberAll(batch); !errors.Is(err, ErrUnknownReservation) {
+		t.Fatalf("RenumberAll with an unknown ID: %v, want ErrUnknownReservation", err)
+	}
+	if tab.Has(known) || !tab.Has(batch[0]) || batch[2] != byLease[2][1] || !tab.Has(batch[2]) {
+		t.Fatalf("after the unknown ID: %v (was %d, 999, %d)", batch, known, byLease[2][1])
 	}
 }

@@ -51,15 +51,14 @@ func (t *Table) logRaised(lease uint64, h HostID, s, e int64, all bool, readds u
 // raisedIndex is the position of the first raised entry with a sequence
 // number >= seq.
 func (f *freedLog) raisedIndex(seq uint64) int {
-	i, _ := slices.BinarySearchFunc(f.rais, seq, func(x raisedEntry, s uint64) int { return cmpUint64(x.seq, s) })
-	return i
+	return seqIndex(f.rais, seq, raisedSeq)
 }
 
 // raisedAt returns the raised entry with sequence number seq, or nil when
 // there is none (forgotten).
 func (f *freedLog) raisedAt(seq uint64) *raisedEntry {
-	i, ok := slices.BinarySearchFunc(f.rais, seq, func(x raisedEntry, s uint64) int { return cmpUint64(x.seq, s) })
-	if !ok {
+	i := seqIndex(f.rais, seq, raisedSeq)
+	if i == len(f.rais) || f.rais[i].seq != seq {
 		return nil
 	}
 	return &f.rais[i]
@@ -86,18 +85,8 @@ func (t *Table) raiseGone(slot int32) (lo, hi uint64) {
 
 // forgetRaised drops the raised entries before mark.
 func (f *freedLog) forgetRaised(mark uint64) {
-	n, _ := slices.BinarySearchFunc(f.rais, mark, func(e raisedEntry, s uint64) int { return cmpUint64(e.seq, s) })
+	n := seqIndex(f.rais, mark, raisedSeq)
 	f.rais = slices.Delete(f.rais, 0, n)
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // changedSince reports whether, since mark, any host's usage or room
@@ -134,7 +123,7 @@ func (t *Table) changedSince(mark, lease uint64, s, e int64) bool {
 			return true
 		}
 	}
-	i, _ := slices.BinarySearchFunc(f.rais, mark, func(x raisedEntry, s uint64) int { return cmpUint64(x.seq, s) })
+	i := seqIndex(f.rais, mark, raisedSeq)
 	for j, end := i, 0; j < len(f.rais); j++ {
 		if j >= end {
 			if end = f.rblockEnd(j); f.rskippable(j, end, mark) {

@@ -238,29 +238,53 @@ func (t *Table) Remove(id ResID) error {
 // interval and resources stay). It returns ErrUnknownReservation if id is
 // not in the table. Cost: O(log n).
 func (t *Table) Renumber(id ResID) (ResID, error) {
-	slot, ok := t.byID.get(id)
-	if !ok {
-		return 0, fmt.Errorf("%w: %d", ErrUnknownReservation, id)
+	ids := [1]ResID{id}
+	if err := t.RenumberAll(ids[:]); err != nil {
+		return 0, err
 	}
-	r := &t.rs[slot]
-	t.nextID++
-	// The interval treap is keyed by (start, ID). The new ID is the
-	// largest, so the key keeps its place unless another reservation of
-	// the host starts at the same time with a larger ID: then the node
-	// is taken out before its key changes and put back.
-	if t.it.laterSameStart(t.itRoot[r.Host], t.it.nodes[slot].start, id) {
-		t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
-		t.it.nodes[slot].id = t.nextID
-		t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
-	} else {
-		t.it.nodes[slot].id = t.nextID
+	return ids[0], nil
+}
+
+// RenumberAll is Renumber of each of ids in turn, writing the new IDs over
+// them; on ErrUnknownReservation the ones before the unknown one are
+// renumbered. Renumbering a lease's reservations in the order the table
+// lists them (as they were added) finds each in that list at once.
+func (t *Table) RenumberAll(ids []ResID) error {
+	var list []ResID // the reservations of lease (t.lease), once found
+	lease, next, found := uint64(0), 0, false
+	for k, id := range ids {
+		slot, ok := t.byID.get(id)
+		if !ok {
+			return fmt.Errorf("%w: %d", ErrUnknownReservation, id)
+		}
+		r := &t.rs[slot]
+		t.nextID++
+		// The interval treap is keyed by (start, ID). The new ID is the
+		// largest, so the key keeps its place unless another reservation
+		// of the host starts at the same time with a larger ID: then the
+		// node is taken out before its key changes and put back.
+		if t.it.laterSameStart(t.itRoot[r.Host], t.it.nodes[slot].start, id) {
+			t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
+			t.it.nodes[slot].id = t.nextID
+			t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
+		} else {
+			t.it.nodes[slot].id = t.nextID
+		}
+		r.ID = t.nextID
+		t.byID.del(id)
+		t.byID.set(r.ID, slot)
+		if !found || r.Lease != lease {
+			list, lease, next, found = t.lease[r.Lease], r.Lease, 0, true
+		}
+		i := next
+		if i >= len(list) || list[i] != id {
+			i = slices.Index(list, id)
+		}
+		list[i] = r.ID
+		next = i + 1
+		ids[k] = r.ID
 	}
-	r.ID = t.nextID
-	t.byID.del(id)
-	t.byID.set(r.ID, slot)
-	ids := t.lease[r.Lease]
-	ids[slices.Index(ids, id)] = r.ID
-	return r.ID, nil
+	return nil
 }
 
 // SetEnd moves a reservation's end, shortening or lengthening it. It
@@ -301,6 +325,16 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 func (t *Table) Has(id ResID) bool {
 	_, ok := t.byID.get(id)
 	return ok
+}
+
+// HostOf returns the host of reservation id, and false if the table does
+// not hold it.
+func (t *Table) HostOf(id ResID) (HostID, bool) {
+	slot, ok := t.byID.get(id)
+	if !ok {
+		return 0, false
+	}
+	return t.rs[slot].Host, true
 }
 
 // Get returns the reservation with ID id (with its own copy of Res).
