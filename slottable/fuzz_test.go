@@ -22,7 +22,7 @@ func (r *bytesIn) next() int {
 func (r *bytesIn) done() bool { return r.i >= len(r.b) }
 
 // FuzzTable interprets its input as a table shape and then a sequence of
-// add / remove / set-end / query / toggle-checking operations, checking
+// add / remove / set-end / query / renumber / toggle-checking operations, checking
 // every answer against the brute-force model (see harness).
 func FuzzTable(f *testing.F) {
 	f.Add([]byte{0x00, 0, 0, 0, 10, 2, 1, 4, 0, 5, 0, 2, 3, 1, 1, 2, 0, 20, 4})
@@ -54,7 +54,7 @@ func FuzzTable(f *testing.F) {
 			return v
 		}
 		for ops := 0; ops < 300 && !in.done(); ops++ {
-			switch in.next() % 6 {
+			switch in.next() % 7 {
 			case 0, 1:
 				hst, s, l := in.next()%n, in.next()%64, 1+in.next()%24
 				h.add(Reservation{Host: HostID(hst), Lease: uint64(in.next() % 4),
@@ -75,6 +75,8 @@ func FuzzTable(f *testing.F) {
 				}
 				p.mask = uint(in.next() % (1 << n))
 				h.query(p)
+			case 5:
+				h.renumber(in.next(), 1+in.next()%6)
 			default:
 				h.tab.SetChecking(!h.tab.Checking())
 			}

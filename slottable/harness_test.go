@@ -70,6 +70,46 @@ func (h *harness) remove(i int) {
 	}
 }
 
+// renumber renumbers k live reservations from the i-th on (mod their
+// number, in the order added) with RenumberAll: each gets a new ID larger
+// than any given before, in turn, and keeps everything else.
+func (h *harness) renumber(i, k int) {
+	h.tb.Helper()
+	if len(h.ids) == 0 {
+		return
+	}
+	var top ResID
+	for _, id := range h.ids {
+		top = max(top, id)
+	}
+	var pos []int
+	for j := range min(k, len(h.ids)) {
+		pos = append(pos, (i+j)%len(h.ids))
+	}
+	batch := make([]ResID, len(pos))
+	for j, p := range pos {
+		batch[j] = h.ids[p]
+	}
+	old := slices.Clone(batch)
+	if err := h.tab.RenumberAll(batch); err != nil {
+		h.tb.Fatalf("RenumberAll(%v): %v", old, err)
+	}
+	for j, p := range pos {
+		if batch[j] <= top {
+			h.tb.Fatalf("RenumberAll(%v) = %v: not above %d and increasing", old, batch, top)
+		}
+		top = batch[j]
+		r := h.m.rs[old[j]]
+		delete(h.m.rs, old[j])
+		r.ID = batch[j]
+		h.m.rs[r.ID] = r
+		h.ids[p] = r.ID
+		if h.tab.Has(old[j]) {
+			h.tb.Fatalf("RenumberAll: the table still holds %d", old[j])
+		}
+	}
+}
+
 // setEnd moves the i-th live reservation's end to its start plus length.
 func (h *harness) setEnd(i int, length time.Duration) {
 	h.tb.Helper()
