@@ -8,7 +8,9 @@
 // must be a strict order; the three users break time ties by lease ID or
 // by timer sequence number. Push and Pop move items exactly as
 // container/heap does, so a heap built here pops equal items in the
-// same order as one built with container/heap.
+// same order as one built with container/heap. Filter drops the items
+// a function rejects (the scheduler's stale wake-ups) and orders the rest
+// again: equal items may then come out in another order.
 //
 // It imports nothing from bora.
 package minheap

@@ -29,6 +29,25 @@ func (h *Heap[T]) Pop() T {
 	return x
 }
 
+// Filter drops the items keep rejects and restores the heap order over
+// the rest (O(n)). Items equal under Before may come out in another order
+// after it than they would have; the others come out as before.
+func (h *Heap[T]) Filter(keep func(T) bool) {
+	old := *h
+	n := 0
+	for _, x := range old {
+		if keep(x) {
+			old[n] = x
+			n++
+		}
+	}
+	clear(old[n:]) // drop the references held by the spare capacity
+	*h = old[:n]
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
 // up and down are container/heap's, with the interface calls inlined.
 func (h Heap[T]) up(j int) {
 	for {

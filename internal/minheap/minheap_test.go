@@ -83,3 +83,56 @@ func TestSameOrderAsContainerHeap(t *testing.T) {
 		t.Fatalf("container/heap has %d events left", len(r))
 	}
 }
+
+// TestFilter drops random events from heaps built with pushes and pops:
+// what comes out after is the kept events in (at, key) order, and pushing
+// and popping on after the filter keeps that order.
+func TestFilter(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for round := 0; round < 300; round++ {
+		var h Heap[ev]
+		live := map[int]ev{}
+		id := 0
+		for i := rng.Intn(200); i > 0; i-- {
+			if len(h) > 0 && rng.Intn(4) == 0 {
+				delete(live, h.Pop().id)
+				continue
+			}
+			id++
+			e := ev{at: rng.Intn(30), key: rng.Intn(5), id: id}
+			h.Push(e)
+			live[e.id] = e
+		}
+		mod := 2 + rng.Intn(3)
+		h.Filter(func(e ev) bool { return e.id%mod != 0 })
+		for k := range live {
+			if k%mod == 0 {
+				delete(live, k)
+			}
+		}
+		if len(h) != len(live) {
+			t.Fatalf("round %d: %d events after Filter, want %d", round, len(h), len(live))
+		}
+		for i := rng.Intn(10); i > 0; i-- {
+			id++
+			e := ev{at: rng.Intn(30), key: rng.Intn(5), id: id}
+			h.Push(e)
+			live[e.id] = e
+		}
+		var prev *ev
+		for len(h) > 0 {
+			e := h.Pop()
+			if _, ok := live[e.id]; !ok {
+				t.Fatalf("round %d: popped %+v, which was dropped or never pushed", round, e)
+			}
+			delete(live, e.id)
+			if prev != nil && e.Before(*prev) {
+				t.Fatalf("round %d: popped %+v after %+v", round, e, *prev)
+			}
+			prev = &e
+		}
+		if len(live) != 0 {
+			t.Fatalf("round %d: %d kept events never came out", round, len(live))
+		}
+	}
+}
