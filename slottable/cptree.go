@@ -71,10 +71,6 @@ func (p *cpPool) release(n int32) {
 
 // pull recomputes node n's aggregates from its delta and its children.
 func (p *cpPool) pull(n int32) {
-	if p.dims == 2 {
-		p.pull2(n)
-		return
-	}
 	d := p.dims
 	l, r := p.nodes[n].l, p.nodes[n].r
 	o := int(n) * 3 * d
@@ -93,29 +89,6 @@ func (p *cpPool) pull(n int32) {
 		p.vec[o+d+j] = s
 		p.vec[o+2*d+j] = m
 	}
-}
-
-// pull2 is pull for the two dimensions of most tables (cpu and memory),
-// unrolled, with one bounds check per node.
-func (p *cpPool) pull2(n int32) {
-	l, r := p.nodes[n].l, p.nodes[n].r
-	o := int(n) * 6
-	v := p.vec[o : o+6 : o+6]
-	s0, s1 := v[0], v[1]
-	m0, m1 := s0, s1
-	if l >= 0 {
-		lo := int(l) * 6
-		c := p.vec[lo : lo+6 : lo+6]
-		s0, s1 = s0+c[2], s1+c[3]
-		m0, m1 = max(c[4], s0), max(c[5], s1)
-	}
-	if r >= 0 {
-		ro := int(r) * 6
-		c := p.vec[ro : ro+6 : ro+6]
-		m0, m1 = max(m0, s0+c[4]), max(m1, s1+c[5])
-		s0, s1 = s0+c[2], s1+c[3]
-	}
-	v[2], v[3], v[4], v[5] = s0, s1, m0, m1
 }
 
 func (p *cpPool) rotRight(n int32) int32 {
@@ -272,18 +245,6 @@ func (p *cpPool) maxUsage(n int32, from, to int64, out []int64) {
 // addNode adds to v the deltas of n's left subtree and of n itself.
 func (p *cpPool) addNode(v []int64, n int32) {
 	d := p.dims
-	if d == 2 && len(v) == 2 {
-		o := int(n) * 6
-		x := p.vec[o : o+2 : o+2]
-		v0, v1 := v[0]+x[0], v[1]+x[1]
-		if l := p.nodes[n].l; l >= 0 {
-			lo := int(l)*6 + 2
-			c := p.vec[lo : lo+2 : lo+2]
-			v0, v1 = v0+c[0], v1+c[1]
-		}
-		v[0], v[1] = v0, v1
-		return
-	}
 	o := int(n) * 3 * d
 	if l := p.nodes[n].l; l >= 0 {
 		lo := int(l) * 3 * d
