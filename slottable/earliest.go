@@ -26,8 +26,16 @@ import (
 // whole duration, and sweeps the windows in time order to the first
 // moment their total reaches N.
 func (t *Table) EarliestFit(q Query) (Fit, bool) {
+	fit, ok, _ := t.earliestFit(q)
+	return fit, ok
+}
+
+// earliestFit is EarliestFit; when there is no fit, it also returns the
+// most VMs that fit together at any start the query allows (less than
+// q.N), for noteFailed.
+func (t *Table) earliestFit(q Query) (Fit, bool, int) {
 	if t.checkRes(q.Per) != nil {
-		return Fit{}, false
+		return Fit{}, false, max(q.N-1, 0)
 	}
 	from := toNS(q.From)
 	until := int64(posInf)
@@ -35,19 +43,20 @@ func (t *Table) EarliestFit(q Query) (Fit, bool) {
 		until = toNS(q.Until)
 	}
 	if until < from {
-		return Fit{}, false
+		return Fit{}, false, 0
 	}
 	if q.N <= 0 {
-		return Fit{Start: q.From}, true
+		return Fit{Start: q.From}, true, 0
 	}
 	s := getSweep(t, &q)
 	defer putSweep(s)
 	if until == from {
-		return s.only(from)
+		fit, ok := s.only(from)
+		return fit, ok, q.N - 1
 	}
 	hosts := t.fitHosts(q, s)
 	if hosts == nil {
-		return Fit{}, false
+		return Fit{}, false, s.room
 	}
 	s.from, s.d = from, max(int64(q.Duration), 1)
 	last, any := t.ms.last()
@@ -69,10 +78,12 @@ func (t *Table) EarliestFit(q Query) (Fit, bool) {
 			limit = min(limit, horizon-s.d)
 		}
 		if at, ok := s.first(limit); ok {
-			return s.fit(at), true
+			return s.fit(at), true, 0
 		}
 		if final || until <= horizon-s.d {
-			return Fit{}, false
+			// The windows hold exactly up to limit, which is until: no
+			// host reached q.N (first would have), so no count was capped.
+			return Fit{}, false, s.most
 		}
 	}
 }
@@ -153,7 +164,7 @@ func (t *Table) fitHosts(q Query, s *fitSweep) []HostID {
 			total += c
 		}
 	}
-	s.hosts = hosts
+	s.hosts, s.room = hosts, total
 	if total < q.N {
 		return nil
 	}
@@ -173,6 +184,8 @@ type fitSweep struct {
 	ev    []winEvent
 	hosts []HostID
 	at    []int32 // freedStarts' index of candidate hosts
+	room  int     // fitHosts: the VMs the allowed hosts hold when empty
+	most  int     // first: the greatest total of the windows up to its limit
 }
 
 // sweeps keeps fitSweeps' scratch space between searches: the scheduler
@@ -323,6 +336,7 @@ func (s *fitSweep) first(limit int64) (int64, bool) {
 	s.ev = ev
 	slices.SortFunc(ev, func(a, b winEvent) int { return cmp.Compare(a.at, b.at) })
 	total := 0
+	s.most = 0
 	for i := 0; i < len(ev); {
 		at := ev[i].at
 		if at > limit {
@@ -331,6 +345,7 @@ func (s *fitSweep) first(limit int64) (int64, bool) {
 		for ; i < len(ev) && ev[i].at == at; i++ {
 			total += ev[i].d
 		}
+		s.most = max(s.most, total)
 		if total >= s.q.N {
 			return at, true
 		}

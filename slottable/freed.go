@@ -98,10 +98,9 @@ type freedLog struct {
 	blk0    uint64
 	rblocks []raisedBlock
 	rblk0   uint64
-	// fails are ranges of starts found empty on the table as it was at
-	// sequence failAt (raised.go).
-	fails  []failedRange
-	failAt uint64
+	// fails are ranges of starts found without room on the table as it
+	// is (raised.go).
+	fails []failedRange
 }
 
 // maxFreed bounds the history: past it, it is forgotten (the memos that
@@ -112,6 +111,7 @@ const maxFreed = 1 << 18
 // a new table and in a clone). While it is off, FitMemo never helps.
 func (t *Table) TrackFreed(on bool) {
 	t.freed.on = on
+	t.freed.fails = t.freed.fails[:0] // changes are not logged while it is off
 	t.ForgetFreed(t.freed.next)
 }
 
@@ -154,6 +154,9 @@ func (t *Table) logFreed(lease uint64, h HostID, s, e int64, res Resources, remo
 	f := &t.freed
 	if !f.on {
 		return
+	}
+	if len(f.fails) > 0 {
+		f.dropFailed(s, e)
 	}
 	if len(f.ents) >= maxFreed {
 		f.compact()
@@ -348,10 +351,11 @@ func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, o
 		}
 		qa := q
 		qa.From, qa.Until = t.memoTime(q.From, from, a), t.memoTime(q.From, from, c[1])
-		if fit, ok := t.EarliestFit(qa); ok {
+		fit, ok, most := t.earliestFit(qa)
+		if ok {
 			return fit, true, false
 		}
-		t.noteFailed(&q, d, a, c[1])
+		t.noteFailed(&q, d, a, c[1], most)
 	}
 	qb := q
 	qb.From = t.memoTime(q.From, from, m.start)
@@ -469,7 +473,9 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	var cand []hostRange
 	var sw *fitSweep // taken with the first candidate
 	var at []int32   // host -> 1 + its index in cand (sw's scratch space)
-	t.eachFreed(mark, lease, func(e *freedEntry) bool {
+	// [e.s, e.e) overlaps [t, t+d) for some t in [lo, hi] iff it overlaps
+	// [lo, hi+d).
+	t.eachFreed(mark, lease, lo, addSat(hi, d), func(e *freedEntry) bool {
 		// [e.s, e.e) overlaps [t, t+d) iff e.s-d < t < e.e.
 		a, b := lo, hi
 		if e.s != negInf && e.s > addSat(lo, d-1) {
@@ -556,7 +562,7 @@ func (t *Table) FreedSince(mark, lease uint64, from, to time.Time) bool {
 	}
 	lo, hi := span(from, to)
 	found := false
-	t.eachFreed(mark, lease, func(e *freedEntry) bool {
+	t.eachFreed(mark, lease, lo, hi, func(e *freedEntry) bool {
 		found = e.s < hi && lo < e.e
 		return !found
 	})
@@ -566,12 +572,14 @@ func (t *Table) FreedSince(mark, lease uint64, from, to time.Time) bool {
 // eachFreed calls fn, in sequence order, with every entry logged since
 // mark that may have freed room for lease relative to mark: not
 // cancelled, its usage in the table at mark, not lease's own, on a host
-// open now. It stops when fn returns false.
-func (t *Table) eachFreed(mark, lease uint64, fn func(e *freedEntry) bool) {
+// open now. It may leave out entries whose interval does not overlap
+// [lo, hi) (blocks of them are passed over). It stops when fn returns
+// false.
+func (t *Table) eachFreed(mark, lease uint64, lo, hi int64, fn func(e *freedEntry) bool) {
 	f := &t.freed
 	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
 		if i >= end {
-			if end = f.blockEnd(i); f.skippable(i, end, mark, true) {
+			if end = f.blockEnd(i); f.skippable(i, end, mark, true, lo, hi) {
 				i = end - 1
 				continue
 			}

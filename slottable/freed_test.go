@@ -356,7 +356,7 @@ func TestSkipFailed(t *testing.T) {
 	}
 	tab.TrackFreed(true)
 	small := Query{N: 2, Per: Resources{100, 512}}
-	tab.noteFailed(&small, 5, 0, 100) // nothing starts in [0, 100] for 2 x (100, 512) for 5
+	tab.noteFailed(&small, 5, 0, 100, 1) // nothing starts in [0, 100] for 2 x (100, 512) for 5: 1 at most
 	cases := []struct {
 		name    string
 		q       Query
@@ -378,16 +378,43 @@ func TestSkipFailed(t *testing.T) {
 		}
 	}
 	// Ranges chain: [101, 150] found empty for the small query too.
-	tab.noteFailed(&small, 5, 101, 150)
+	tab.noteFailed(&small, 5, 101, 150, 1)
 	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 151 {
 		t.Errorf("two ranges: first start %d, want 151", got)
 	}
-	// Any change to the table forgets them.
-	if _, err := tab.Add(Reservation{Lease: 1, Host: 0, Start: base, End: base.Add(time.Second), Res: Resources{100, 512}}); err != nil {
+	// A larger query that failed with room for at most 2 of its VMs rules
+	// out its range for 3 or more of the small VMs, but not for 2.
+	big := Query{N: 6, Per: Resources{100, 512}}
+	tab.noteFailed(&big, 5, 200, 250, 2)
+	if got := tab.skipFailed(&Query{N: 3, Per: Resources{100, 512}}, 5, 200, 300, posInf); got != 251 {
+		t.Errorf("3 VMs where 2 fitted: first start %d, want 251", got)
+	}
+	if got := tab.skipFailed(&small, 5, 200, 300, posInf); got != 200 {
+		t.Errorf("2 VMs where 2 fitted: first start %d, want 200", got)
+	}
+	// Usage raised keeps them; usage freed forgets those whose starts'
+	// windows it overlaps, and only those.
+	id, err := tab.Add(Reservation{Lease: 1, Host: 0, Start: time.Unix(0, 120), End: time.Unix(0, 130), Res: Resources{100, 512}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 151 {
+		t.Errorf("after an Add: first start %d, want 151", got)
+	}
+	if err := tab.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 101 {
+		t.Errorf("after freeing [120, 130): first start %d, want 101 ([0, 100] holds, [101, 150] is forgotten)", got)
+	}
+	if got := tab.skipFailed(&Query{N: 3, Per: Resources{100, 512}}, 5, 200, 300, posInf); got != 251 {
+		t.Errorf("after freeing [120, 130): 3 VMs from 200: first start %d, want 251", got)
+	}
+	if err := tab.SetCapacity(0, Resources{800, 8192}); err != nil {
 		t.Fatal(err)
 	}
 	if got := tab.skipFailed(&small, 5, 0, 300, posInf); got != 0 {
-		t.Errorf("after a change: first start %d, want 0", got)
+		t.Errorf("after more capacity: first start %d, want 0", got)
 	}
 }
 

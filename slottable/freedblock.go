@@ -21,27 +21,32 @@ const histBlockLen = 64
 // freedBlock summarises the freed entries with sequence numbers in one
 // block, over those not void: how many there are; the least
 // absence.before among them (0 when one's is not known), below which a
-// mark sees them all as absent (freedStarts); and the greatest pairLo and
+// mark sees them all as absent (freedStarts); the greatest pairLo and
 // least pairHi, between which a mark sees them all cancel out
-// (changedSince). The bounds are math.MaxUint64, 0 and math.MaxUint64
-// when there is none. stale says that an entry was voided since the
-// bounds were worked out (they may be too tight on the wrong side, which
-// only skips less).
+// (changedSince); and the hull [minS, maxE) of their intervals, which a
+// scan for room over a window it does not overlap passes over
+// (eachFreed). The bounds are math.MaxUint64, 0, math.MaxUint64, posInf
+// and negInf when there is none. stale says that an entry was voided
+// since the bounds were worked out (they may be too loose, which only
+// skips less).
 type freedBlock struct {
-	live      int
-	minBefore uint64
-	maxPairLo uint64
-	minPairHi uint64
-	stale     bool
+	live       int
+	minBefore  uint64
+	maxPairLo  uint64
+	minPairHi  uint64
+	minS, maxE int64
+	stale      bool
 }
 
-var emptyFreedBlock = freedBlock{minBefore: math.MaxUint64, minPairHi: math.MaxUint64}
+var emptyFreedBlock = freedBlock{minBefore: math.MaxUint64, minPairHi: math.MaxUint64, minS: posInf, maxE: negInf}
 
 // include widens b's bounds to take in e.
 func (b *freedBlock) include(e *freedEntry) {
 	b.minBefore = min(b.minBefore, e.absent.before)
 	b.maxPairLo = max(b.maxPairLo, e.pairLo)
 	b.minPairHi = min(b.minPairHi, e.pairHi)
+	b.minS = min(b.minS, e.s)
+	b.maxE = max(b.maxE, e.e)
 }
 
 // block returns the summary of the freed block holding sequence number
@@ -116,9 +121,10 @@ func searchEnd(i, hi int, before func(int) bool) int {
 
 // skippable reports whether a scan for mark may jump over the block of
 // the freed entry at position i, whose entries end at position end: none
-// is live or every live one is, for absent, surely absent at mark, and
-// otherwise cancelled out by its Add's raised entry (changedSince).
-func (f *freedLog) skippable(i, end int, mark uint64, absent bool) bool {
+// is live or every live one is, for absent, surely absent at mark or
+// freed over an interval outside [lo, hi) (eachFreed), and otherwise
+// cancelled out by its Add's raised entry (changedSince).
+func (f *freedLog) skippable(i, end int, mark uint64, absent bool, lo, hi int64) bool {
 	b := f.ents[i].seq / histBlockLen
 	if b < f.blk0 || b-f.blk0 >= uint64(len(f.blocks)) {
 		return false
@@ -138,7 +144,7 @@ func (f *freedLog) skippable(i, end int, mark uint64, absent bool) bool {
 		return true
 	}
 	if absent {
-		return mark < blk.minBefore
+		return mark < blk.minBefore || blk.minS >= hi || blk.maxE <= lo
 	}
 	return blk.maxPairLo <= mark && mark < blk.minPairHi
 }

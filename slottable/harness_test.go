@@ -180,10 +180,20 @@ func (h *harness) query(p probe) {
 	if p.mask != 0 {
 		q.Hosts = func(id HostID) bool { return p.mask&(1<<uint(id)) != 0 }
 	}
-	fit, ok := h.tab.EarliestFit(q)
-	wantFit, wantOK := h.m.earliest(q)
+	fit, ok, most := h.tab.earliestFit(q)
+	wantFit, wantOK, wantMost := h.m.earliestMost(q)
 	if ok != wantOK || ok && !sameFit(fit, wantFit) {
 		h.tb.Fatalf("EarliestFit(%+v) = %v %v, want %v %v", p, fit, ok, wantFit, wantOK)
+	}
+	// Without a fit, the most VMs that fitted together: what noteFailed
+	// keeps. At least the true most (skipFailed relies on it), below N,
+	// and exactly it when the windows were swept (a span of starts, on
+	// hosts that could hold N when empty).
+	if !ok && (most < wantMost || most >= max(q.N, 1)) {
+		h.tb.Fatalf("EarliestFit(%+v): most %d, want %d (and below %d)", p, most, wantMost, q.N)
+	}
+	if !ok && most != wantMost && !q.Until.Equal(q.From) && h.m.room(q) >= q.N {
+		h.tb.Fatalf("EarliestFit(%+v): most %d, want exactly %d", p, most, wantMost)
 	}
 }
 

@@ -85,6 +85,14 @@ func (m *model) fitCount(h HostID, from, to int64, per Resources, ignore func(Re
 // earliest tries From and then every start and end time after it, in
 // order, and returns the first where the allowed hosts hold N.
 func (m *model) earliest(q Query) (Fit, bool) {
+	f, ok, _ := m.earliestMost(q)
+	return f, ok
+}
+
+// earliestMost is earliest; when there is no fit it also returns the
+// most VMs that fit together at any allowed start (the count only rises
+// at a change point, so at a candidate).
+func (m *model) earliestMost(q Query) (Fit, bool, int) {
 	from := q.From.UnixNano()
 	d := max(int64(q.Duration), 1)
 	until := int64(math.MaxInt64)
@@ -92,11 +100,12 @@ func (m *model) earliest(q Query) (Fit, bool) {
 		until = q.Until.UnixNano()
 	}
 	if until < from {
-		return Fit{}, false
+		return Fit{}, false, 0
 	}
 	if q.N <= 0 {
-		return Fit{Start: q.From}, true
+		return Fit{Start: q.From}, true, 0
 	}
+	most := 0
 	cands := []int64{from}
 	for _, r := range m.rs {
 		for _, t := range []int64{r.Start.UnixNano(), r.End.UnixNano()} {
@@ -120,10 +129,11 @@ func (m *model) earliest(q Query) (Fit, bool) {
 			}
 		}
 		if total >= q.N {
-			return f, true
+			return f, true, 0
 		}
+		most = max(most, total)
 	}
-	return Fit{}, false
+	return Fit{}, false, most
 }
 
 // wouldOverflow applies the Add/SetEnd checking rule to adding r over
@@ -204,4 +214,23 @@ func mustAdd(t testing.TB, tab *Table, r Reservation) ResID {
 		t.Fatalf("Add(%+v): %v", r, err)
 	}
 	return id
+}
+
+// room is how many of q's VMs the allowed hosts hold when empty (each
+// capped at q.N), as EarliestFit's first check counts them.
+func (m *model) room(q Query) int {
+	total := 0
+	for h, c := range m.caps {
+		if q.Hosts != nil && !q.Hosts(HostID(h)) {
+			continue
+		}
+		best := q.N
+		for j, p := range q.Per {
+			if p > 0 {
+				best = min(best, int(max(c[j], 0)/p))
+			}
+		}
+		total += best
+	}
+	return total
 }

@@ -110,7 +110,7 @@ func (t *Table) changedSince(mark, lease uint64, s, e int64) bool {
 	}
 	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
 		if i >= end {
-			if end = f.blockEnd(i); f.skippable(i, end, mark, false) {
+			if end = f.blockEnd(i); f.skippable(i, end, mark, false, negInf, posInf) {
 				i = end - 1
 				continue
 			}
@@ -142,11 +142,13 @@ func (t *Table) changedSince(mark, lease uint64, s, e int64) bool {
 	return false
 }
 
-// failedRange says that on the table as it is (at the freed log's
-// sequence failAt), no start in [a, b] fits n VMs of per for d, even
-// without the reservations of the lease that asked.
+// failedRange says that on the table as it was when it was noted, at no
+// start in [a, b] did more than most VMs of per fit for d, even without
+// the reservations of the lease that asked. It holds on the table as it
+// is as long as no usage went down over [a, b+d) since (logFreed drops
+// it then): elsewhere usage rising only fits fewer.
 type failedRange struct {
-	n    int
+	most int
 	per  Resources
 	d    int64
 	a, b int64
@@ -156,16 +158,18 @@ type failedRange struct {
 const maxFailed = 16
 
 // skipFailed returns the first start from a on (up to b) that the failed
-// ranges remembered on this very table do not rule out for q (duration
+// ranges remembered (and still holding) do not rule out for q (duration
 // d), on behalf of a lease whose own reservations start no earlier than
-// lim. A range failed by a query that q dominates (no more VMs, none
-// larger, no longer) rules out its starts t with t+d <= lim: there the
-// table without the lease's reservations is the table itself over [t,
-// t+d), which holds at least what the table without the other lease's
-// did, so where the smaller query did not fit q does not.
+// lim. A range failed by a query whose VMs are none larger and no longer
+// than q's, and where fewer than q.N of them fitted at every start, rules
+// out its starts t with t+d <= lim: there the table without the lease's
+// reservations is the table itself over [t, t+d), which holds at least
+// what the table without the other lease's did, so no more of q's VMs
+// fit than of the other query's, fewer than q.N. (A query that failed
+// for no more VMs than q.N is one: fewer than its N fitted.)
 func (t *Table) skipFailed(q *Query, d, a, b, lim int64) int64 {
 	f := &t.freed
-	if f.failAt != f.next || len(f.fails) == 0 {
+	if len(f.fails) == 0 {
 		return a
 	}
 	top := b
@@ -175,7 +179,7 @@ func (t *Table) skipFailed(q *Query, d, a, b, lim int64) int64 {
 	for moved := true; moved && a <= b; {
 		moved = false
 		for _, x := range f.fails {
-			if x.a > a || a > x.b || x.n > q.N || x.d > d || !dominated(x.per, q.Per) {
+			if x.a > a || a > x.b || x.most >= q.N || x.d > d || !dominated(x.per, q.Per) {
 				continue
 			}
 			if cut := min(x.b, top); a <= cut {
@@ -199,17 +203,15 @@ func dominated(small, big Resources) bool {
 	return true
 }
 
-// noteFailed remembers that no start in [a, b] fits q (duration d)
-// without the asking lease's reservations, on the table as it is now.
-func (t *Table) noteFailed(q *Query, d, a, b int64) {
+// noteFailed remembers that at no start in [a, b] do more than most
+// (less than q.N) of q's VMs fit for d without the asking lease's
+// reservations, on the table as it is now.
+func (t *Table) noteFailed(q *Query, d, a, b int64, most int) {
 	f := &t.freed
-	if f.failAt != f.next {
-		f.fails, f.failAt = f.fails[:0], f.next
-	}
 	if len(f.fails) == maxFailed {
 		f.fails = slices.Delete(f.fails, 0, 1)
 	}
-	f.fails = append(f.fails, failedRange{n: q.N, per: slices.Clone(q.Per), d: d, a: a, b: b})
+	f.fails = append(f.fails, failedRange{most: most, per: slices.Clone(q.Per), d: d, a: a, b: b})
 }
 
 // ownStart is the earliest start of lease's reservations in the table
@@ -221,4 +223,12 @@ func (t *Table) ownStart(lease uint64) int64 {
 		s = min(s, t.it.nodes[slot].start)
 	}
 	return s
+}
+
+// dropFailed forgets the failed ranges that usage freed over [s, e) may
+// no longer hold for: those whose starts' windows overlap it.
+func (f *freedLog) dropFailed(s, e int64) {
+	f.fails = slices.DeleteFunc(f.fails, func(x failedRange) bool {
+		return s < addSat(x.b, x.d) && x.a < e
+	})
 }
