@@ -30,9 +30,9 @@ func (t *Table) EarliestFit(q Query) (Fit, bool) {
 	return fit, ok
 }
 
-// earliestFit is EarliestFit; when there is no fit, it also returns the
-// most VMs that fit together at any start the query allows (less than
-// q.N), for noteFailed.
+// earliestFit is EarliestFit; it also returns the most VMs that fit
+// together at any start the query allows before the answer's (at any
+// start when there is none): less than q.N, for noteFailed.
 func (t *Table) earliestFit(q Query) (Fit, bool, int) {
 	if t.checkRes(q.Per) != nil {
 		return Fit{}, false, max(q.N-1, 0)
@@ -78,7 +78,7 @@ func (t *Table) earliestFit(q Query) (Fit, bool, int) {
 			limit = min(limit, horizon-s.d)
 		}
 		if at, ok := s.first(limit); ok {
-			return s.fit(at), true, 0
+			return s.fit(at), true, s.most
 		}
 		if final || until <= horizon-s.d {
 			// The windows hold exactly up to limit, which is until: no
@@ -185,7 +185,7 @@ type fitSweep struct {
 	hosts []HostID
 	at    []int32 // freedStarts' index of candidate hosts
 	room  int     // fitHosts: the VMs the allowed hosts hold when empty
-	most  int     // first: the greatest total of the windows up to its limit
+	most  int     // first: the greatest total of the windows before its answer, or up to its limit
 }
 
 // sweeps keeps fitSweeps' scratch space between searches: the scheduler
@@ -345,10 +345,10 @@ func (s *fitSweep) first(limit int64) (int64, bool) {
 		for ; i < len(ev) && ev[i].at == at; i++ {
 			total += ev[i].d
 		}
-		s.most = max(s.most, total)
 		if total >= s.q.N {
 			return at, true
 		}
+		s.most = max(s.most, total)
 	}
 	return 0, false
 }

@@ -313,7 +313,11 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 		slices.Equal(m.per, q.Per) && from >= m.from && from <= m.start {
 		fit, ok, same = t.fitAfterMemo(q, lease, m, from, d, own)
 	} else {
-		fit, ok = t.EarliestFit(q)
+		var most int
+		fit, ok, most = t.earliestFit(q)
+		if ok {
+			t.noteBefore(&q, d, from, fit, most)
+		}
 	}
 	if !ok {
 		*m = FitMemo{}
@@ -353,6 +357,7 @@ func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, o
 		qa.From, qa.Until = t.memoTime(q.From, from, a), t.memoTime(q.From, from, c[1])
 		fit, ok, most := t.earliestFit(qa)
 		if ok {
+			t.noteBefore(&q, d, a, fit, most)
 			return fit, true, false
 		}
 		t.noteFailed(&q, d, a, c[1], most)
@@ -365,8 +370,20 @@ func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, o
 	if fit, ok := t.fitAt(qb, m.start, d, lease, own); ok {
 		return fit, true, false
 	}
-	fit, ok = t.EarliestFit(qb)
+	fit, ok, most := t.earliestFit(qb)
+	if ok {
+		t.noteBefore(&q, d, m.start, fit, most)
+	}
 	return fit, ok, false
+}
+
+// noteBefore remembers, for a search of q (duration d) from a that found
+// fit with at most most VMs fitting at the starts before it, that those
+// starts are without room (noteFailed).
+func (t *Table) noteBefore(q *Query, d, a int64, fit Fit, most int) {
+	if at := toNS(fit.Start); at > a {
+		t.noteFailed(q, d, a, at-1, most)
+	}
 }
 
 // memoTime is the time ns in the location of q.From, or q.From itself

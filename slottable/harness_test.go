@@ -185,15 +185,15 @@ func (h *harness) query(p probe) {
 	if ok != wantOK || ok && !sameFit(fit, wantFit) {
 		h.tb.Fatalf("EarliestFit(%+v) = %v %v, want %v %v", p, fit, ok, wantFit, wantOK)
 	}
-	// Without a fit, the most VMs that fitted together: what noteFailed
-	// keeps. At least the true most (skipFailed relies on it), below N,
-	// and exactly it when the windows were swept (a span of starts, on
-	// hosts that could hold N when empty).
-	if !ok && (most < wantMost || most >= max(q.N, 1)) {
-		h.tb.Fatalf("EarliestFit(%+v): most %d, want %d (and below %d)", p, most, wantMost, q.N)
+	// The most VMs that fitted together at the starts before the fit (all
+	// of them without one): what noteFailed keeps. At least the true most
+	// (skipFailed relies on it), below N, and exactly it when the windows
+	// were swept (a span of starts, on hosts that could hold N when empty).
+	if most < wantMost || most >= max(q.N, 1) {
+		h.tb.Fatalf("EarliestFit(%+v) = %v %v: most %d, want %d (and below %d)", p, fit, ok, most, wantMost, q.N)
 	}
-	if !ok && most != wantMost && !q.Until.Equal(q.From) && h.m.room(q) >= q.N {
-		h.tb.Fatalf("EarliestFit(%+v): most %d, want exactly %d", p, most, wantMost)
+	if most != wantMost && !q.Until.Equal(q.From) && h.m.room(q) >= q.N {
+		h.tb.Fatalf("EarliestFit(%+v) = %v %v: most %d, want exactly %d", p, fit, ok, most, wantMost)
 	}
 }
 

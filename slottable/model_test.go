@@ -89,9 +89,10 @@ func (m *model) earliest(q Query) (Fit, bool) {
 	return f, ok
 }
 
-// earliestMost is earliest; when there is no fit it also returns the
-// most VMs that fit together at any allowed start (the count only rises
-// at a change point, so at a candidate).
+// earliestMost is earliest; it also returns the most VMs that fit
+// together at any allowed start before the fit's (at any allowed start
+// when there is none; the count only rises at a change point, so at a
+// candidate).
 func (m *model) earliestMost(q Query) (Fit, bool, int) {
 	from := q.From.UnixNano()
 	d := max(int64(q.Duration), 1)
@@ -129,7 +130,7 @@ func (m *model) earliestMost(q Query) (Fit, bool, int) {
 			}
 		}
 		if total >= q.N {
-			return f, true, 0
+			return f, true, most
 		}
 		most = max(most, total)
 	}
