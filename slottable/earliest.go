@@ -51,8 +51,10 @@ func (t *Table) earliestFit(q Query) (Fit, bool, int) {
 	s := getSweep(t, &q)
 	defer putSweep(s)
 	if until == from {
-		fit, ok := s.only(from)
-		return fit, ok, q.N - 1
+		if fit, ok := s.only(from); ok {
+			return fit, true, 0 // no start before it
+		}
+		return Fit{}, false, q.N - 1 // counted, not swept: only a bound
 	}
 	hosts := t.fitHosts(q, s)
 	if hosts == nil {

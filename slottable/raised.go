@@ -211,7 +211,19 @@ func (t *Table) noteFailed(q *Query, d, a, b int64, most int) {
 	if len(f.fails) == maxFailed {
 		f.fails = slices.Delete(f.fails, 0, 1)
 	}
-	f.fails = append(f.fails, failedRange{most: most, per: slices.Clone(q.Per), d: d, a: a, b: b})
+	// The VM sizes are few (noteBefore notes after most searches): share
+	// a copy another failure already holds (none changes it).
+	var per Resources
+	for _, x := range f.fails {
+		if slices.Equal(x.per, q.Per) {
+			per = x.per
+			break
+		}
+	}
+	if per == nil {
+		per = slices.Clone(q.Per)
+	}
+	f.fails = append(f.fails, failedRange{most: most, per: per, d: d, a: a, b: b})
 }
 
 // ownStart is the earliest start of lease's reservations in the table
