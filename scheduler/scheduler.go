@@ -49,6 +49,13 @@ type Scheduler struct {
 	moveTries  int
 	exhaustive bool
 	moveLeft   int
+	// giveWayBuf is givingWayMayHelp's scratch space: by lease ID, the
+	// queued leases that may give way (deadline.go); takeAlways has it
+	// always answer true, and giveWaySpared counts the takes it spared.
+	// For the tests.
+	giveWayBuf    []bool
+	takeAlways    bool
+	giveWaySpared int
 	// optBuf and usedBuf are options' scratch space (plan.go).
 	optBuf    []HostOption
 	usedBuf   slottable.Resources

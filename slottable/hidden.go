@@ -1,7 +1,6 @@
 package slottable
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 )
@@ -116,7 +115,7 @@ func (w *walker) initQuery(t *Table, h HostID, from, to int64, ignore func(Reser
 			w.leaveOut(s, from, to)
 		}
 	}
-	slices.SortFunc(w.ev, func(a, b ignEvent) int { return cmp.Compare(a.at, b.at) })
+	sortEvents(w.ev)
 }
 
 // usedQuery is usedIgnoring leaving out host h's hidden reservations too

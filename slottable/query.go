@@ -195,7 +195,7 @@ func (w *walker) init(t *Table, h HostID, from, to int64, ignore func(Reservatio
 		}
 		return true
 	})
-	slices.SortFunc(w.ev, func(a, b ignEvent) int { return cmp.Compare(a.at, b.at) })
+	sortEvents(w.ev)
 }
 
 // initSlots is init with an ignore that reports exactly the reservations
@@ -209,7 +209,29 @@ func (w *walker) initSlots(t *Table, h HostID, from, to int64, slots []int32) {
 			w.leaveOut(s, from, to)
 		}
 	}
-	slices.SortFunc(w.ev, func(a, b ignEvent) int { return cmp.Compare(a.at, b.at) })
+	sortEvents(w.ev)
+}
+
+// sortEvents orders the walker's events by time. Most queries leave out a
+// dozen reservations or fewer (a busy ch.3 run: 13 events on average over
+// 575,000 sorts), which an insertion sort without a comparison function
+// orders several times faster than slices.SortFunc; events at the same
+// time are applied together, so their order does not matter.
+func sortEvents(ev []ignEvent) {
+	if len(ev) > 32 {
+		slices.SortFunc(ev, func(a, b ignEvent) int { return cmp.Compare(a.at, b.at) })
+		return
+	}
+	for i := 1; i < len(ev); i++ {
+		if ev[i].at >= ev[i-1].at {
+			continue
+		}
+		e, j := ev[i], i
+		for ; j > 0 && ev[j-1].at > e.at; j-- {
+			ev[j] = ev[j-1]
+		}
+		ev[j] = e
+	}
 }
 
 // leaveOut takes the reservation in slot s (overlapping [from, to)) out
