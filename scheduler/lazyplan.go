@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -81,6 +83,7 @@ func (s *Scheduler) deferQueue() {
 			if len(l.plan) > 0 {
 				s.setLazy(l, true)
 				s.lazyList = append(s.lazyList, l)
+				s.lazyLive = append(s.lazyLive, lazyRef{nanos(l.plan[0].start), nanos(l.plan[len(l.plan)-1].end), l.ID, l})
 			}
 			l.fromScratch, s.fromScratch = true, true
 		}
@@ -96,8 +99,32 @@ func (s *Scheduler) dropLazy() {
 		}
 	}
 	clear(s.lazyList)
-	s.lazyList = s.lazyList[:0]
+	clear(s.lazyLive)
+	s.lazyList, s.lazyLive = s.lazyList[:0], s.lazyLive[:0]
 }
+
+// lazyRef is a lazy plan for lazyHosts: from its start to its end, in
+// nanos, and its lease.
+type lazyRef struct {
+	from, to int64
+	id       LeaseID // the lease's, for isLazy without reading the lease
+	l        *Lease
+}
+
+// nanos is t in nanoseconds since 1970, saturated to the int64 range
+// outside it: it keeps the order of times, but ties at the ends (callers
+// compare with <=).
+func nanos(t time.Time) int64 {
+	switch {
+	case t.Before(minNanos):
+		return math.MinInt64
+	case t.After(maxNanos):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+var minNanos, maxNanos = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
 
 // amidFor reports whether replanPass, reaching deadline-bound lease l
 // among lazy plans, can plan it amid them rather than drop them all: its
@@ -298,20 +325,56 @@ func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
 	return true
 }
 
+// mustLazySpans panics unless lazyLive notes every lazy plan with the
+// span it has: a lazy plan does not change until it is kept or dropped.
+// (An entry left from before a lease was kept or dropped and made lazy
+// again only adds hosts that lazyHosts then checks phase by phase.)
+func (s *Scheduler) mustLazySpans() {
+	noted := map[*Lease]bool{}
+	for _, r := range s.lazyLive {
+		if s.isLazy(r.l) && nanos(r.l.plan[0].start) == r.from && nanos(r.l.plan[len(r.l.plan)-1].end) == r.to {
+			noted[r.l] = true
+		}
+	}
+	for _, q := range s.lazyList {
+		if s.isLazy(q) && !noted[q] {
+			panic(fmt.Sprintf("bora: scheduler invariant broken: lazy lease %d is not noted with its span [%s, %s)", q.ID, q.plan[0].start, q.plan[len(q.plan)-1].end))
+		}
+	}
+}
+
 // lazyHosts lists, sorted, the hosts where a lazy plan other than l's
 // overlaps [start, end).
 func (s *Scheduler) lazyHosts(l *Lease, start, end time.Time) []slottable.HostID {
+	if s.cfg.CheckInvariants {
+		s.mustLazySpans()
+	}
 	var hs []slottable.HostID
-	for _, q := range s.lazyList {
-		if !s.isLazy(q) || q == l {
+	// The plans still lazy, from the first plan's start to the last's end
+	// at hand (the leases are not): those kept or dropped since leave as
+	// they are met, the last moved into their place.
+	f, e := nanos(start), nanos(end)
+	live := s.lazyLive
+	for i := 0; i < len(live); {
+		r := &live[i]
+		if int(r.id) >= len(s.lazySet) || !s.lazySet[r.id] { // isLazy(r.l)
+			live[i] = live[len(live)-1]
+			live = live[:len(live)-1]
 			continue
 		}
+		i++
+		if r.from > e || f > r.to || r.l == l {
+			continue
+		}
+		q := r.l
 		for _, p := range q.plan {
 			if p.start.Before(end) && start.Before(p.end) {
 				hs = append(hs, p.hosts...)
 			}
 		}
 	}
+	clear(live[len(live):len(s.lazyLive)])
+	s.lazyLive = live
 	slices.Sort(hs)
 	return slices.Compact(hs)
 }

@@ -37,11 +37,12 @@ type Scheduler struct {
 	// dropped plans since, so the next re-plan is one.
 	scratchMark uint64
 	fromScratch bool
-	lazyN       int      // leases whose plans are lazy (lazyplan.go)
-	lazySet     []bool   // by lease ID: its plan is lazy (isLazy)
-	lazyList    []*Lease // the leases deferQueue made lazy, in queue order
-	eager       bool     // no lazy plans: unplanQueue (the tests' reference)
-	amid        bool     // searches leave the lazy plans out (amidFor)
+	lazyN       int       // leases whose plans are lazy (lazyplan.go)
+	lazySet     []bool    // by lease ID: its plan is lazy (isLazy)
+	lazyList    []*Lease  // the leases deferQueue made lazy, in queue order
+	lazyLive    []lazyRef // the lazy plans for lazyHosts, in no order
+	eager       bool      // no lazy plans: unplanQueue (the tests' reference)
+	amid        bool      // searches leave the lazy plans out (amidFor)
 	// moveTries, when not 0, is moveDeadlines's budget instead of
 	// maxMoveTries; exhaustive has layMovers try the futile starts too
 	// (futileFrom); moveLeft is what the last search left of its budget.

@@ -5,17 +5,25 @@ import (
 	"testing"
 )
 
-// TestSortEvents: sortEvents orders random event lists of 0 to 80 events
-// (both sides of its insertion-sort bound), with many equal times, by
-// time, and keeps every event.
+// TestSortEvents: sortEvents orders event lists of 0 to 600 events (both
+// sides of its insertion-sort bound) by time, and keeps every event: times
+// random with many equal, random over a wide range, all equal, ascending
+// and descending.
 func TestSortEvents(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	for n := 0; n <= 80; n++ {
-		for k := 0; k < 20; k++ {
+	times := []func(i, n int) int64{
+		func(i, n int) int64 { return int64(rng.Intn(n/2 + 1)) },
+		func(i, n int) int64 { return rng.Int63() - rng.Int63() },
+		func(i, n int) int64 { return 7 },
+		func(i, n int) int64 { return int64(i) },
+		func(i, n int) int64 { return int64(n - i) },
+	}
+	for n := 0; n <= 600; n += 1 + n/8 {
+		for k := 0; k < 10*len(times); k++ {
 			ev := make([]ignEvent, n)
 			count := map[ignEvent2]int{}
 			for i := range ev {
-				ev[i] = ignEvent{at: int64(rng.Intn(n/2 + 1)), sign: int64(i)}
+				ev[i] = ignEvent{at: times[k%len(times)](i, n), sign: int64(i)}
 				count[ignEvent2{ev[i].at, ev[i].sign}]++
 			}
 			sortEvents(ev)
