@@ -39,52 +39,17 @@ func TestGiveWaySparedMatchesTaking(t *testing.T) {
 			cfg.Backfilling = BackfillAggressive
 		}
 		hosts, cores := 2+rng.Intn(5), int64(1+rng.Intn(2))
-		mk := func(always bool) *Scheduler {
-			tb := slottable.New()
-			for i := 0; i < hosts; i++ {
-				if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{100 * cores, 1024 * cores}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s, err := New(cfg, tb, t0, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.takeAlways = always
-			return s
-		}
-		asks, takes := mk(false), mk(true)
-		step := func(what string, f func(s *Scheduler) []Action) {
+		asks, takes := randomCluster(t, cfg, hosts, cores), randomCluster(t, cfg, hosts, cores)
+		takes.takeAlways = true
+		lockstep(asks, takes, giveWayWorkload(rng, hosts*int(cores)), nil, func(what string, a, b []Action) {
 			t.Helper()
-			a, b := f(asks), f(takes)
 			if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
 				t.Fatalf("seed %d, %s: actions differ:\nasking %s\ntaking %s", seed, what, x, y)
 			}
 			if x, y := decisionState(asks), decisionState(takes); x != y {
 				t.Fatalf("seed %d, %s: states differ:\nasking\n%s\ntaking\n%s", seed, what, x, y)
 			}
-		}
-		for i, r := range giveWayWorkload(rng, hosts*int(cores)) {
-			now := t0.Add(r.Arrival)
-			for {
-				next, ok := takes.NextEvent()
-				if !ok || !next.Before(now) {
-					break
-				}
-				step(fmt.Sprintf("advance to %s", next.Sub(t0)), func(s *Scheduler) []Action { return s.Advance(next) })
-			}
-			step(fmt.Sprintf("request %d at %s", i, now.Sub(t0)), func(s *Scheduler) []Action {
-				_, acts := s.Submit(now, r)
-				return acts
-			})
-		}
-		for {
-			next, ok := takes.NextEvent()
-			if !ok {
-				break
-			}
-			step(fmt.Sprintf("advance to %s", next.Sub(t0)), func(s *Scheduler) []Action { return s.Advance(next) })
-		}
+		})
 		if err := asks.Check(); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -133,10 +98,8 @@ func giveWayWorkload(rng *rand.Rand, slots int) []Request {
 	var reqs []Request
 	arrival := time.Duration(0)
 	for i, n := 0, 30+rng.Intn(51); i < n; i++ {
-		arrival += time.Duration(rng.Intn(3)) * unit
-		d := time.Duration(1+rng.Intn(24)) * unit
-		r := Request{Name: fmt.Sprint(i), Arrival: arrival, Duration: d, VMs: 1 + rng.Intn(slots),
-			CPU: 100, Memory: 1024, Origin: External}
+		r := gridRequest(rng, i, &arrival, 24, slots)
+		d := r.Duration
 		switch k := rng.Intn(10); {
 		case k < 4:
 			r.Kind, r.Class = BestEffort, []Class{Cancellable, Suspendable}[rng.Intn(2)]

@@ -38,25 +38,11 @@ func TestLazyReplanMatchesEager(t *testing.T) {
 				cfg.ThresholdFactor = 1
 			}
 			hosts, cores := 2+rng.Intn(5), int64(1+rng.Intn(2))
-			mk := func(eager bool) *Scheduler {
-				tb := slottable.New()
-				for i := 0; i < hosts; i++ {
-					if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{100 * cores, 1024 * cores}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				s, err := New(cfg, tb, t0, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.eager = eager
-				return s
-			}
-			lazy, eager := mk(false), mk(true)
+			lazy, eager := randomCluster(t, cfg, hosts, cores), randomCluster(t, cfg, hosts, cores)
+			eager.eager = true
 			reqs := lazyWorkload(rng, hosts*int(cores))
-			step := func(what string, f func(s *Scheduler) []Action) {
+			lockstep(lazy, eager, reqs, rng, func(what string, a, b []Action) {
 				t.Helper()
-				a, b := f(lazy), f(eager)
 				if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
 					t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, x, y)
 				}
@@ -66,42 +52,77 @@ func TestLazyReplanMatchesEager(t *testing.T) {
 				if lazy.lazyN != 0 {
 					t.Fatalf("%s: %d lazy plans left", what, lazy.lazyN)
 				}
-			}
-			for i, r := range reqs {
-				now := t0.Add(r.Arrival)
-				for {
-					next, ok := eager.NextEvent()
-					if !ok || !next.Before(now) {
-						break
-					}
-					step(fmt.Sprintf("advance to %s", next.Sub(t0)), func(s *Scheduler) []Action { return s.Advance(next) })
-				}
-				// An early end now and then: the oldest lease running.
-				if rng.Intn(3) == 0 {
-					for _, id := range eager.ids {
-						if eager.leases[id].State == Running {
-							step(fmt.Sprintf("lease %d ends at %s", id, now.Sub(t0)), func(s *Scheduler) []Action { return s.Finished(now, id) })
-							break
-						}
-					}
-				}
-				step(fmt.Sprintf("request %d at %s", i, now.Sub(t0)), func(s *Scheduler) []Action {
-					_, acts := s.Submit(now, r)
-					return acts
-				})
-			}
-			for {
-				next, ok := eager.NextEvent()
-				if !ok {
-					break
-				}
-				step(fmt.Sprintf("advance to %s", next.Sub(t0)), func(s *Scheduler) []Action { return s.Advance(next) })
-			}
+			})
 			if err := lazy.Check(); err != nil {
 				t.Fatal(err)
 			}
 		})
 	}
+}
+
+// randomCluster is a scheduler under cfg over hosts hosts of cores cores
+// (100 CPU and 1024 MB of memory a core).
+func randomCluster(t *testing.T, cfg Config, hosts int, cores int64) *Scheduler {
+	t.Helper()
+	tb := slottable.New()
+	for i := 0; i < hosts; i++ {
+		if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{100 * cores, 1024 * cores}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := New(cfg, tb, t0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// lockstep drives schedulers a and b (built alike) through reqs, every
+// event of b's in between, and then to the end, calling check with both
+// answers after every call. With rng, now and then before a request the
+// oldest lease running ends early (rng decides when, in b).
+func lockstep(a, b *Scheduler, reqs []Request, rng *rand.Rand, check func(what string, x, y []Action)) {
+	step := func(what string, f func(s *Scheduler) []Action) {
+		x, y := f(a), f(b)
+		check(what, x, y)
+	}
+	advance := func(until time.Time, all bool) {
+		for {
+			next, ok := b.NextEvent()
+			if !ok || !all && !next.Before(until) {
+				return
+			}
+			step(fmt.Sprintf("advance to %s", next.Sub(t0)), func(s *Scheduler) []Action { return s.Advance(next) })
+		}
+	}
+	for i, r := range reqs {
+		now := t0.Add(r.Arrival)
+		advance(now, false)
+		if rng != nil && rng.Intn(3) == 0 {
+			for _, id := range b.ids {
+				if b.leases[id].State == Running {
+					step(fmt.Sprintf("lease %d ends at %s", id, now.Sub(t0)), func(s *Scheduler) []Action { return s.Finished(now, id) })
+					break
+				}
+			}
+		}
+		step(fmt.Sprintf("request %d at %s", i, now.Sub(t0)), func(s *Scheduler) []Action {
+			_, acts := s.Submit(now, r)
+			return acts
+		})
+	}
+	advance(time.Time{}, true)
+}
+
+// gridRequest draws external request i, arriving 0 to 2 units of 5
+// minutes after *arrival (which it moves on), lasting 1 to units units,
+// of 1 to slots VMs of one core.
+func gridRequest(rng *rand.Rand, i int, arrival *time.Duration, units, slots int) Request {
+	const unit = 5 * time.Minute
+	*arrival += time.Duration(rng.Intn(3)) * unit
+	d := time.Duration(1+rng.Intn(units)) * unit
+	return Request{Name: fmt.Sprint(i), Arrival: *arrival, Duration: d, VMs: 1 + rng.Intn(slots),
+		CPU: 100, Memory: 1024, Origin: External}
 }
 
 // lazyWorkload draws 20-60 requests over a few hours for a cluster of
@@ -114,10 +135,8 @@ func lazyWorkload(rng *rand.Rand, slots int) []Request {
 	var reqs []Request
 	arrival := time.Duration(0)
 	for i, n := 0, 20+rng.Intn(41); i < n; i++ {
-		arrival += time.Duration(rng.Intn(3)) * unit
-		d := time.Duration(1+rng.Intn(12)) * unit
-		r := Request{Name: fmt.Sprint(i), Arrival: arrival, Duration: d, VMs: 1 + rng.Intn(slots),
-			CPU: 100, Memory: 1024, Origin: External}
+		r := gridRequest(rng, i, &arrival, 12, slots)
+		d := r.Duration
 		if rng.Intn(2) == 0 {
 			r.Real = d / 2
 		}
