@@ -287,7 +287,7 @@ func (s *Scheduler) givingWayMayHelp(l, keep *Lease, from, until time.Time, tota
 	found := false
 	for _, id := range s.queue {
 		q := s.leases[id]
-		if q == l || q == keep || !mayGiveWay(q) || s.isLazy(q) || q.State != Scheduled || len(q.plan) == 0 {
+		if !s.takable(q, l, keep) {
 			continue
 		}
 		for int(q.ID) >= len(gives) {
@@ -351,15 +351,18 @@ func mayGiveWay(q *Lease) bool {
 func (s *Scheduler) takeQueued(l, keep *Lease) map[*Lease][]phase {
 	taken := map[*Lease][]phase{}
 	for _, id := range s.queue {
-		q := s.leases[id]
-		if q == l || q == keep || !mayGiveWay(q) || s.isLazy(q) {
-			continue
-		}
-		if old := s.takePlan(q); old != nil {
-			taken[q] = old
+		if q := s.leases[id]; s.takable(q, l, keep) {
+			taken[q] = s.takePlan(q)
 		}
 	}
 	return taken
+}
+
+// takable reports whether takeQueued, for l (keeping keep's), takes queued
+// lease q's plan: q may give way, is not lazy, and holds a plan that
+// takePlan takes.
+func (s *Scheduler) takable(q, l, keep *Lease) bool {
+	return q != l && q != keep && mayGiveWay(q) && !s.isLazy(q) && q.State == Scheduled && len(q.plan) > 0
 }
 
 // giveBack restores the plans takeQueued took, except those overlapping

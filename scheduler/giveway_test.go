@@ -3,7 +3,6 @@ package scheduler
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"math/rand"
 	"slices"
 	"strings"
@@ -115,28 +114,4 @@ func giveWayWorkload(rng *rand.Rand, slots int) []Request {
 		reqs = append(reqs, r)
 	}
 	return reqs
-}
-
-// TestNanos: nanos keeps the order of times, saturating outside int64
-// nanoseconds (before 1678, after 2262): a <= b gives nanos(a) <=
-// nanos(b), so lazyHosts' filter by span never leaves out an overlap.
-func TestNanos(t *testing.T) {
-	ts := []time.Time{
-		{}, time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC), minNanos.Add(-1), minNanos, minNanos.Add(1),
-		time.Unix(0, -1), time.Unix(0, 0), t0, t0.Add(time.Nanosecond), time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC),
-		maxNanos.Add(-1), maxNanos, maxNanos.Add(1), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC),
-	}
-	for i, a := range ts {
-		for _, b := range ts[i:] {
-			if nanos(a) > nanos(b) {
-				t.Fatalf("%v <= %v but nanos %d > %d", a, b, nanos(a), nanos(b))
-			}
-		}
-	}
-	if got := nanos(t0); got != t0.UnixNano() {
-		t.Fatalf("nanos(t0) = %d, want %d", got, t0.UnixNano())
-	}
-	if nanos(time.Time{}) != math.MinInt64 || nanos(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)) != math.MaxInt64 {
-		t.Fatal("not saturated outside the range")
-	}
 }

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -83,7 +82,7 @@ func (s *Scheduler) deferQueue() {
 			if len(l.plan) > 0 {
 				s.setLazy(l, true)
 				s.lazyList = append(s.lazyList, l)
-				s.lazyLive = append(s.lazyLive, lazyRef{nanos(l.plan[0].start), nanos(l.plan[len(l.plan)-1].end), l.ID, l})
+				s.lazyLive = append(s.lazyLive, lazyRef{slottable.Nanos(l.plan[0].start), slottable.Nanos(l.plan[len(l.plan)-1].end), l.ID, l})
 			}
 			l.fromScratch, s.fromScratch = true, true
 		}
@@ -104,27 +103,12 @@ func (s *Scheduler) dropLazy() {
 }
 
 // lazyRef is a lazy plan for lazyHosts: from its start to its end, in
-// nanos, and its lease.
+// slottable.Nanos, and its lease.
 type lazyRef struct {
 	from, to int64
 	id       LeaseID // the lease's, for isLazy without reading the lease
 	l        *Lease
 }
-
-// nanos is t in nanoseconds since 1970, saturated to the int64 range
-// outside it: it keeps the order of times, but ties at the ends (callers
-// compare with <=).
-func nanos(t time.Time) int64 {
-	switch {
-	case t.Before(minNanos):
-		return math.MinInt64
-	case t.After(maxNanos):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
-}
-
-var minNanos, maxNanos = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
 
 // amidFor reports whether replanPass, reaching deadline-bound lease l
 // among lazy plans, can plan it amid them rather than drop them all: its
@@ -332,7 +316,7 @@ func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
 func (s *Scheduler) mustLazySpans() {
 	noted := map[*Lease]bool{}
 	for _, r := range s.lazyLive {
-		if s.isLazy(r.l) && nanos(r.l.plan[0].start) == r.from && nanos(r.l.plan[len(r.l.plan)-1].end) == r.to {
+		if s.isLazy(r.l) && slottable.Nanos(r.l.plan[0].start) == r.from && slottable.Nanos(r.l.plan[len(r.l.plan)-1].end) == r.to {
 			noted[r.l] = true
 		}
 	}
@@ -353,7 +337,7 @@ func (s *Scheduler) lazyHosts(l *Lease, start, end time.Time) []slottable.HostID
 	// The plans still lazy, from the first plan's start to the last's end
 	// at hand (the leases are not): those kept or dropped since leave as
 	// they are met, the last moved into their place.
-	f, e := nanos(start), nanos(end)
+	f, e := slottable.Nanos(start), slottable.Nanos(end)
 	live := s.lazyLive
 	for i := 0; i < len(live); {
 		r := &live[i]

@@ -16,6 +16,12 @@ const (
 // maxUnixSec is the largest number of seconds whose nanoseconds fit.
 const maxUnixSec = math.MaxInt64/int64(time.Second) - 1
 
+// Nanos is the table's key for t: nanoseconds since the Unix epoch,
+// saturated as above. It keeps the order of times (ties only at the
+// saturated ends), so callers can compare plain ints where they would
+// compare times.
+func Nanos(t time.Time) int64 { return toNS(t) }
+
 // toNS converts a time to the internal key, saturating out of range.
 func toNS(t time.Time) int64 {
 	if t.IsZero() {
