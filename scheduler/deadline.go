@@ -399,15 +399,7 @@ func (s *Scheduler) giveBack(taken map[*Lease][]phase, from, to time.Time, l *Le
 // they unreserve, only deadline-bound ones have been planned yet in the
 // pass), then the others; each group in queue order.
 func (s *Scheduler) passOrder() []LeaseID {
-	rank := func(l *Lease) int {
-		switch {
-		case deadlineBound(l):
-			return 0
-		case l.Req.Origin == Local:
-			return 1
-		}
-		return 2
-	}
+	rank := passRank
 	mixed := false
 	for _, id := range s.queue {
 		if rank(s.leases[id]) < 2 {

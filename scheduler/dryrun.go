@@ -70,6 +70,8 @@ func (s *Scheduler) Clone() *Scheduler {
 	// Scratch space and the lazy leases (none between calls) are the
 	// copy's own.
 	c.lazySet, c.lazyList, c.lazyLive, c.optBuf, c.usedBuf = nil, nil, nil, nil, nil
+	// The note on the plans is about the original's table history.
+	c.exact, c.settle = false, false
 	return &c
 }
 

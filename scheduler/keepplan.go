@@ -98,6 +98,9 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 		}
 	}
 	l.gen += gens
+	if !slices.Equal(hosts, l.plan[0].hosts) {
+		s.exact = false // the hosts in another order than from scratch (exact.go)
+	}
 	var buf, buf2 [32]slottable.HostID
 	var obuf [32]hostRes
 	order := appendDistinct(buf2[:0], hosts) // reserve's order

@@ -185,3 +185,148 @@ func schedState(s *Scheduler) string {
 	}
 	return b.String()
 }
+
+// TestSettleMatchesEager is TestLazyReplanMatchesEager where settling
+// (exact.go) applies most: conservative backfilling, a pass at every
+// event, leases that end when planned, many immediate local leases
+// refused, and suspended leases waiting to resume (preemption) among
+// deadline-bound ones. It requires the same actions and state as the
+// eager scheduler after every call (reservation IDs and generations
+// included), and that the lazy one settled plans.
+func TestSettleMatchesEager(t *testing.T) {
+	policies := []preempt.Policy{preempt.NOP, preempt.MOV, preempt.MLIP, preempt.MOML}
+	seeds := int64(160)
+	if testing.Short() {
+		seeds = 40
+	}
+	settled := 0
+	for seed := int64(1); seed <= seeds; seed++ {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(seed))
+			cfg := DefaultConfig()
+			cfg.CheckInvariants = true
+			cfg.Policy = policies[rng.Intn(len(policies))]
+			hosts, cores := 2+rng.Intn(5), int64(1+rng.Intn(2))
+			lazy, eager := randomCluster(t, cfg, hosts, cores), randomCluster(t, cfg, hosts, cores)
+			eager.eager = true
+			reqs := settleWorkload(rng, hosts*int(cores))
+			var early *rand.Rand
+			if rng.Intn(4) == 0 {
+				early = rng // some early ends: the note is cleared and made again
+			}
+			lockstep(lazy, eager, reqs, early, func(what string, a, b []Action) {
+				t.Helper()
+				if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
+					t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, x, y)
+				}
+				if x, y := schedState(lazy), schedState(eager); x != y {
+					t.Fatalf("%s: states differ:\nlazy\n%s\neager\n%s", what, x, y)
+				}
+			})
+			settled += lazy.settled
+		})
+	}
+	t.Logf("settled %d", settled)
+	if settled < int(seeds) {
+		t.Fatalf("%d plans settled over %d workloads: the note on the plans is seldom made", settled, seeds)
+	}
+}
+
+// settleWorkload draws 30-80 requests as lazyWorkload does, without early
+// ends: best-effort leases of both preemptable classes, immediate local
+// leases (many refused on a full cluster), some migratable deadline leases
+// and local best-effort ones.
+func settleWorkload(rng *rand.Rand, slots int) []Request {
+	const unit = 5 * time.Minute
+	var reqs []Request
+	arrival := time.Duration(0)
+	for i, n := 0, 30+rng.Intn(51); i < n; i++ {
+		r := gridRequest(rng, i, &arrival, 12, slots)
+		d := r.Duration
+		switch k := rng.Intn(10); {
+		case k < 5:
+			r.Kind, r.Class = BestEffort, []Class{Cancellable, Suspendable}[rng.Intn(2)]
+		case k < 8:
+			r.Kind, r.Class, r.Origin = Immediate, NonPreemptable, Local
+		case k < 9:
+			r.Kind, r.Class = Deadline, Migratable
+			r.Start = arrival + time.Duration(rng.Intn(3))*unit
+			r.Deadline = r.Start + d + time.Duration(rng.Intn(24))*unit
+		default:
+			r.Kind, r.Class, r.Origin = BestEffort, NonPreemptable, Local
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs
+}
+
+// TestSettleAfterEarlyEnd is a case where the queue keeps its plans after
+// an early end (each lease's plan is still its earliest fit among the
+// others) while, from scratch, a lease ahead would start earlier than a
+// lease behind it lets it: the note that the plans are those from scratch
+// must not outlive the early end (exact.go), and the refused lease after
+// it must leave the queue planned from scratch. On two hosts of one core:
+// C runs on h0 until 30 minutes, A on h1 until 60 (it ends at 25); X (two
+// VMs, 40 minutes) waits for 60, and Y (one VM, ready at 30) is planned on
+// h0 at 30. After A's end, X fits at 30 without Y, and Y keeps h0 at 30.
+func TestSettleAfterEarlyEnd(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.CheckInvariants = true
+	cfg.Policy = preempt.NOP
+	lazy, eager := randomCluster(t, cfg, 2, 1), randomCluster(t, cfg, 2, 1)
+	eager.eager = true
+	min := func(m int) time.Duration { return time.Duration(m) * time.Minute }
+	vm := func(name string, k Kind, o Origin, n int, d time.Duration) Request {
+		return Request{Name: name, Kind: k, Origin: o, Class: Cancellable, VMs: n, CPU: 100, Memory: 1024, Duration: d}
+	}
+	c := vm("C", Immediate, Local, 1, min(30))
+	c.Class = NonPreemptable
+	a := vm("A", BestEffort, External, 1, min(60))
+	a.Real = min(25)
+	x := vm("X", BestEffort, External, 2, min(40))
+	y := vm("Y", BestEffort, External, 1, min(30))
+	y.Start = min(30)
+	f := vm("F", Immediate, Local, 2, min(60))
+	f.Class, f.Arrival = NonPreemptable, min(26)
+	var ids [5]LeaseID
+	both := func(what string, call func(s *Scheduler) []Action) {
+		t.Helper()
+		if p, q := fmt.Sprint(call(lazy)), fmt.Sprint(call(eager)); p != q {
+			t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, p, q)
+		}
+		if p, q := schedState(lazy), schedState(eager); p != q {
+			t.Fatalf("%s: states differ:\nlazy\n%s\neager\n%s", what, p, q)
+		}
+	}
+	for i, r := range []Request{c, a, x, y} {
+		both("submit "+r.Name, func(s *Scheduler) []Action {
+			l, acts := s.Submit(t0, r)
+			ids[i] = l.ID
+			return acts
+		})
+	}
+	if !lazy.exact {
+		t.Fatal("no note that the plans are those from scratch after the arrivals")
+	}
+	planAt := func(id LeaseID) time.Duration { return lazy.leases[id].PlannedStart().Sub(t0) }
+	if got := planAt(ids[2]); got != min(60) {
+		t.Fatalf("X planned at %s, want 60m", got)
+	}
+	if got := planAt(ids[3]); got != min(30) {
+		t.Fatalf("Y planned at %s, want 30m", got)
+	}
+	both("A ends", func(s *Scheduler) []Action { return s.Finished(t0.Add(min(25)), ids[1]) })
+	if got := planAt(ids[2]); got != min(60) {
+		t.Fatalf("after A's end X is planned at %s, want 60m (Y is in its way)", got)
+	}
+	both("submit F", func(s *Scheduler) []Action {
+		l, acts := s.Submit(t0.Add(min(26)), f)
+		if l.State != Rejected {
+			t.Fatalf("F is %s, want rejected", l.State)
+		}
+		return acts
+	})
+	if got := planAt(ids[2]); got != min(30) {
+		t.Fatalf("after F's refusal X is planned at %s, want 30m (from scratch)", got)
+	}
+}

@@ -125,6 +125,7 @@ func (s *Scheduler) options(l *Lease, fit slottable.Fit, d time.Duration, restri
 
 // build lays out lease l's steps from p.start on p.hosts and reserves them.
 func (s *Scheduler) build(l *Lease, p placement, sp []stepSpec) error {
+	s.edits++ // a new plan (exact.go)
 	l.gen++
 	l.plan, l.cur, l.entered = l.plan[:0], 0, false
 	l.after = afterDone
@@ -266,6 +267,7 @@ func (s *Scheduler) appendPhase(l *Lease, k phaseKind, from, to time.Time, hosts
 		return nil
 	}
 	ph := phase{kind: k, start: from, end: to, hosts: hosts}
+	s.edits++ // a longer plan (exact.go)
 	if err := s.reserve(l, &ph); err != nil {
 		return err
 	}

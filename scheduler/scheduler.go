@@ -43,6 +43,22 @@ type Scheduler struct {
 	lazyLive    []lazyRef // the lazy plans for lazyHosts, in no order
 	eager       bool      // no lazy plans: unplanQueue (the tests' reference)
 	amid        bool      // searches leave the lazy plans out (amidFor)
+	// exact says that every queued lease's plan is the one a re-plan
+	// from scratch gives it, as of the table at the history mark
+	// exactMark (exact.go); settle has the next pass keep those plans
+	// (keepExact). settled counts the plans it kept, and noSettle turns
+	// it off: for the tests.
+	// edits counts the plans built or extended (build, appendPhase):
+	// exactEdits is its value when the note was made.
+	exact      bool
+	exactMark  uint64
+	edits      uint64
+	exactEdits uint64
+	settle     bool
+	settleFrom time.Time // the fixed lease's plan, when settle follows its acceptance
+	settleTo   time.Time
+	settled    int
+	noSettle   bool
 	// moveTries, when not 0, is moveDeadlines's budget instead of
 	// maxMoveTries; exhaustive has layMovers try the futile starts too
 	// (futileFrom); moveLeft is what the last search left of its budget.
@@ -199,10 +215,11 @@ func (s *Scheduler) run(now time.Time) {
 		if s.dirty && s.onTick(now) {
 			s.dirty = false
 			mark := s.table.FreedMark()
-			if s.fromScratch {
+			scratch := s.fromScratch
+			if scratch {
 				s.scratchMark, s.fromScratch = mark, false
 			}
-			s.replan(now)
+			s.replan(now, scratch)
 			// The leases planned by this replan made their memos after
 			// mark, and their scratch memos after scratchMark (kept
 			// while that history is not too long): the history before
@@ -218,6 +235,7 @@ func (s *Scheduler) run(now time.Time) {
 		}
 	}
 	s.dropLazy() // not planned again here (onTick): as unplanQueue left them
+	s.settle, s.settleFrom, s.settleTo = false, time.Time{}, time.Time{}
 	if len(s.queue) == 0 {
 		s.table.ForgetFreed(s.table.FreedMark()) // no memo to help
 	}
@@ -331,6 +349,7 @@ func (s *Scheduler) compactWake() {
 func (s *Scheduler) enter(l *Lease, p *phase, now time.Time) {
 	act := Action{At: now, Lease: l.ID, Hosts: p.hosts, Until: p.end}
 	if l.queued {
+		s.exactEnter(l)
 		s.removeFromQueue(l.ID) // it has begun: it no longer waits
 	}
 	switch p.kind {

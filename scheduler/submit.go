@@ -80,6 +80,7 @@ func (s *Scheduler) everFits(l *Lease) bool {
 // enqueue puts a best-effort lease at the tail of the queue and plans it
 // (the leases ahead of it keep their plans: nothing was freed).
 func (s *Scheduler) enqueue(l *Lease, now time.Time) {
+	exact := s.exactNow(now)
 	l.setState(now, Queued, "", "")
 	s.queue = append(s.queue, l.ID)
 	l.queued = true
@@ -108,6 +109,9 @@ func (s *Scheduler) enqueue(l *Lease, now time.Time) {
 		// Last in passOrder: no lease behind it held a plan.
 		s.noteBound(l, now, mark, planned)
 	}
+	// Planned last in passOrder on the table with every other plan, as
+	// from scratch (exact.go).
+	s.noteExact(false, exact, passRank(l) == 2 || len(s.queue) == 1)
 }
 
 // earliest is the earliest time anything new may be planned to start.
@@ -233,17 +237,29 @@ func (s *Scheduler) checkDeadline(l *Lease, now time.Time) {
 // reservation or deadline lease is accepted, the queued leases'
 // reservations were dropped first (unplanQueue), and they may move later
 // to make room.
-func (s *Scheduler) replan(now time.Time) {
+//
+// fromScratch says that the queue gave way since the last re-plan
+// (deferQueue): the first pass plans it from scratch. The note that
+// the plans are those from scratch (exact.go) is made or kept when no
+// pass that must change nothing changes a reservation.
+func (s *Scheduler) replan(now time.Time, fromScratch bool) {
 	s.stats.Replans++
+	held := !fromScratch && s.exactNow(now)
+	quiet := true
 	// A pass that preempts (a local lease unreserving queued leases) or
 	// makes leases give way leaves leases to plan: another pass does.
 	for pass := 0; pass < 4; pass++ {
 		s.dirty = false
+		mark, edits := s.table.FreedMark(), s.edits
 		s.replanPass(now)
+		if (pass > 0 || !fromScratch) && !s.quiet(mark, edits, now) {
+			quiet = false
+		}
 		if !s.dirty {
-			return
+			break
 		}
 	}
+	s.noteExact(fromScratch, held && s.exact, quiet && !s.dirty)
 }
 
 // replanPass plans the queue once, in passOrder.
@@ -251,14 +267,23 @@ func (s *Scheduler) replanPass(now time.Time) {
 	defer s.dropLazy() // those not reached (BackfillNone): unplanned
 	held, allowed := 0, s.cfg.reservationsAllowed()
 	defer func() { s.amid = false }()
+	st := settling{on: s.settle} // the plans from scratch are known (exact.go)
+	s.settle = false
 	for _, id := range s.starvedFirst(s.passOrder(), now) {
 		s.amid = false
 		l := s.leases[id]
 		if l.entered || !l.queued {
 			continue
 		}
+		if s.settleNext(&st, l, now, held < allowed) {
+			s.checkDeadline(l, now)
+			if l.PlannedStart().After(now) {
+				held++
+			}
+			continue
+		}
 		if s.lazyN > 0 {
-			if s.isLazy(l) && s.keepLazy(l, now, held < allowed) {
+			if s.isLazy(l) && !st.tried && s.keepLazy(l, now, held < allowed) {
 				s.checkDeadline(l, now)
 				if l.PlannedStart().After(now) {
 					held++
@@ -363,9 +388,16 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 		}
 	}
 	// Queued leases that have not begun give way: they are planned again
-	// after this lease, lazily (lazyplan.go).
+	// after this lease, lazily (lazyplan.go); refused with nothing
+	// changed, when their plans are known to be those from scratch, they
+	// keep them (exact.go).
+	exact, mark, edits := s.exactNow(now), s.table.FreedMark(), s.edits
 	s.deferQueue()
-	defer func() { s.dirty = true }()
+	lazy := s.lazyN
+	defer func() {
+		s.dirty = true
+		s.settleAfter(l, exact, mark, edits, lazy, now)
+	}()
 	if p, ok := s.findFixed(l, from, until, total); ok {
 		s.accept(l, p, sp, now)
 		return

@@ -586,6 +586,33 @@ func (t *Table) FreedSince(mark, lease uint64, from, to time.Time) bool {
 	return found
 }
 
+// UnchangedFrom reports whether the table from at on is as it was at
+// mark (a FreedMark): every change logged since was over an interval
+// ending by at, or cancels out for mark as changedSince says (a
+// reservation removed and added back as it was, or added and removed
+// since). A change is usage freed or raised (a reservation added,
+// removed or moved), a host added, opened, closed or resized; what is
+// hidden (SetHidden) and reservation IDs (Renumber) are not changes. It
+// is false when the history since mark is not kept. Cost: the entries
+// logged since mark, less the blocks of them that are passed over.
+func (t *Table) UnchangedFrom(mark uint64, at time.Time) bool {
+	return t.UnchangedFromBut(mark, at, anyLease)
+}
+
+// UnchangedFromBut is UnchangedFrom with the changes made by lease's
+// reservations left out.
+func (t *Table) UnchangedFromBut(mark uint64, at time.Time, lease uint64) bool {
+	f := &t.freed
+	if !f.on || mark > f.next {
+		return false
+	}
+	return !t.changedSince(mark, lease, toNS(at), posInf)
+}
+
+// anyLease is a lease ID no reservation has, for changedSince to count
+// every lease's changes.
+const anyLease = ^uint64(0)
+
 // eachFreed calls fn, in sequence order, with every entry logged since
 // mark that may have freed room for lease relative to mark: not
 // cancelled, its usage in the table at mark, not lease's own, on a host
