@@ -58,6 +58,10 @@ func (s *Scheduler) lateVictims(pre *Lease, p placement, total time.Duration, vi
 	if len(bound) == 0 {
 		return late
 	}
+	if s.amid && s.lazyN > 0 {
+		s.amidUnsure = true // planned again on a copy: not amid (preemptRefusedAmid)
+		return late
+	}
 	real := s.table
 	s.table = real.Clone()
 	defer func() { s.table = real }()

@@ -166,7 +166,8 @@ func lazyWorkload(rng *rand.Rand, slots int) []Request {
 
 // schedState renders everything about s that a decision can depend on or
 // show: each lease's state, reason, history, plan (phases, hosts,
-// reservation IDs) and generation, the queue, and the slot table.
+// reservation IDs) and generation, the queue, the counts of decisions
+// (Stats) and the slot table.
 func schedState(s *Scheduler) string {
 	var b strings.Builder
 	for _, id := range s.ids {
@@ -178,6 +179,7 @@ func schedState(s *Scheduler) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "queue %v\n", s.queue)
+	fmt.Fprintf(&b, "stats %d %v %d\n", s.stats.Preemptions, s.stats.Search, s.stats.Replans)
 	rs := s.table.Overlapping(t0.Add(-time.Hour), t0.Add(1000*time.Hour))
 	slices.SortFunc(rs, func(x, y slottable.Reservation) int { return int(x.ID) - int(y.ID) })
 	for _, r := range rs {

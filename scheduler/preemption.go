@@ -139,8 +139,9 @@ func (s *Scheduler) blocks(v *victim, placed, victims []*victim) []interval {
 	for _, w := range victims {
 		skip[w.l.ID] = true
 	}
+	amid := s.amid && s.lazyN > 0 // the lazy plans left out (preemptRefusedAmid)
 	for _, r := range s.table.Overlapping(s.now, v.l.plannedEnd().Add(v.opLen)) {
-		if skip[r.Lease] || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
+		if skip[r.Lease] || amid && s.lazyPlan(r) || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
 			continue
 		}
 		if s.cfg.Exclusion == ExclusionGlobal || v.hosts[r.Host] > 0 {

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"time"
 
@@ -41,6 +42,10 @@ func (s *Scheduler) preemptFor(l *Lease, from, until time.Time, total time.Durat
 			s.reject(l, now, no.reason, no.detail)
 			return
 		}
+		if no := s.preemptRefusedAmid(l, from, until, total, now); no != nil {
+			s.reject(l, now, no.reason, no.detail)
+			return
+		}
 		s.dropLazy()
 	}
 	var first *refusal
@@ -60,6 +65,32 @@ func (s *Scheduler) preemptFor(l *Lease, from, until time.Time, total time.Durat
 		}
 	}
 	s.reject(l, now, first.reason, first.detail)
+}
+
+// preemptRefusedAmid is preemptFor's refusal of fixed lease l, decided
+// amid the lazy plans as without them, or nil when preemptFor would
+// preempt or cannot be followed there. It follows it only for one start
+// (from equal to until: the table's change points, which the lazy plans
+// add to, give the others): planPreemption with the lazy plans left out
+// of its searches (amid), of the candidates and of the image operations
+// its victims' must not overlap (blocks); a deadline-bound victim, planned
+// again on a copy of the table (lateVictims), leaves it unsure. Nothing
+// changes, and the count of searches is as if it had not asked unless it
+// refuses (preemptFor then asks no more).
+func (s *Scheduler) preemptRefusedAmid(l *Lease, from, until time.Time, total time.Duration, now time.Time) *refusal {
+	if !from.Equal(until) {
+		return nil
+	}
+	search := maps.Clone(s.stats.Search)
+	s.amid, s.amidUnsure = true, false
+	_, no := s.planPreemption(l, from, total, now, l.Req.Kind == AdvanceReservation)
+	s.amid = false
+	if no == nil || s.amidUnsure {
+		s.stats.Search = search
+		return nil
+	}
+	s.refusedAmid++
+	return no
 }
 
 // preemptQueued makes room for queued local lease l at from (its earliest

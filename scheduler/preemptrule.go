@@ -85,7 +85,11 @@ func (l *Lease) preemptionState() (running, notBegun bool) {
 func (s *Scheduler) candidates(preemptor *Lease, at, end time.Time) []*victim {
 	seen := map[LeaseID]*victim{preemptor.ID: nil} // nil: seen, not a candidate
 	var out []*victim
+	amid := s.amid && s.lazyN > 0 // the lazy plans left out (preemptRefusedAmid)
 	s.table.EachOverlapping(at, end, func(r slottable.Reservation) {
+		if amid && s.lazyPlan(r) {
+			return
+		}
 		if v, ok := seen[r.Lease]; ok {
 			if v != nil {
 				v.over = append(v.over, r.Host)

@@ -43,6 +43,8 @@ type Scheduler struct {
 	lazyLive    []lazyRef // the lazy plans for lazyHosts, in no order
 	eager       bool      // no lazy plans: unplanQueue (the tests' reference)
 	amid        bool      // searches leave the lazy plans out (amidFor)
+	amidUnsure  bool      // preemptRefusedAmid cannot follow the decision amid them
+	refusedAmid int       // fixed leases preemptRefusedAmid refused (the tests)
 	// exact says that every queued lease's plan is the one a re-plan
 	// from scratch gives it, as of the table at the history mark
 	// exactMark (exact.go); settle has the next pass keep those plans
