@@ -43,18 +43,7 @@ func TestLazyReplanMatchesEager(t *testing.T) {
 			lazy, eager := randomCluster(t, cfg, hosts, cores), randomCluster(t, cfg, hosts, cores)
 			eager.eager = true
 			reqs := lazyWorkload(rng, hosts*int(cores))
-			lockstep(lazy, eager, reqs, rng, func(what string, a, b []Action) {
-				t.Helper()
-				if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
-					t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, x, y)
-				}
-				if x, y := schedState(lazy), schedState(eager); x != y {
-					t.Fatalf("%s: states differ:\nlazy\n%s\neager\n%s", what, x, y)
-				}
-				if lazy.lazyN != 0 {
-					t.Fatalf("%s: %d lazy plans left", what, lazy.lazyN)
-				}
-			})
+			lockstep(lazy, eager, reqs, rng, matchEager(t, lazy, eager))
 			if err := lazy.Check(); err != nil {
 				t.Fatal(err)
 			}
@@ -64,6 +53,24 @@ func TestLazyReplanMatchesEager(t *testing.T) {
 	}
 	if ran == 240 && refused == 0 {
 		t.Fatal("no local lease was refused amid the lazy plans (preemptRefusedAmid): the comparison does not reach it")
+	}
+}
+
+// matchEager is lockstep's check of lazy against eager: the same actions
+// and the same state (schedState) after every call, and no lazy plan
+// left.
+func matchEager(t *testing.T, lazy, eager *Scheduler) func(what string, a, b []Action) {
+	return func(what string, a, b []Action) {
+		t.Helper()
+		if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
+			t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, x, y)
+		}
+		if x, y := schedState(lazy), schedState(eager); x != y {
+			t.Fatalf("%s: states differ:\nlazy\n%s\neager\n%s", what, x, y)
+		}
+		if lazy.lazyN != 0 {
+			t.Fatalf("%s: %d lazy plans left", what, lazy.lazyN)
+		}
 	}
 }
 
@@ -223,15 +230,7 @@ func TestSettleMatchesEager(t *testing.T) {
 			if rng.Intn(4) == 0 {
 				early = rng // some early ends: the note is cleared and made again
 			}
-			lockstep(lazy, eager, reqs, early, func(what string, a, b []Action) {
-				t.Helper()
-				if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
-					t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, x, y)
-				}
-				if x, y := schedState(lazy), schedState(eager); x != y {
-					t.Fatalf("%s: states differ:\nlazy\n%s\neager\n%s", what, x, y)
-				}
-			})
+			lockstep(lazy, eager, reqs, early, matchEager(t, lazy, eager))
 			settled += lazy.settled
 			ran++
 		})
@@ -299,14 +298,10 @@ func TestSettleAfterEarlyEnd(t *testing.T) {
 	f := vm("F", Immediate, Local, 2, min(60))
 	f.Class, f.Arrival = NonPreemptable, min(26)
 	var ids [5]LeaseID
+	match := matchEager(t, lazy, eager)
 	both := func(what string, call func(s *Scheduler) []Action) {
 		t.Helper()
-		if p, q := fmt.Sprint(call(lazy)), fmt.Sprint(call(eager)); p != q {
-			t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, p, q)
-		}
-		if p, q := schedState(lazy), schedState(eager); p != q {
-			t.Fatalf("%s: states differ:\nlazy\n%s\neager\n%s", what, p, q)
-		}
+		match(what, call(lazy), call(eager))
 	}
 	for i, r := range []Request{c, a, x, y} {
 		both("submit "+r.Name, func(s *Scheduler) []Action {

@@ -110,15 +110,6 @@ func TestChangedSinceSound(t *testing.T) {
 	for _, seed := range seedsFor(t) {
 		r := rand.New(rand.NewPCG(seed, seed^0xc4a9))
 		g := gen{r: r, dims: 2, n: 2 + int(seed%3), unit: time.Second}
-		tab := New()
-		for range g.n {
-			if _, err := tab.AddHost("h", Resources{1 << 40, 1 << 40}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		tab.TrackFreed(true)
-		live := map[ResID]Reservation{}
-		var removed []Reservation
 		// usage is host h's usage at tick k without lease's reservations.
 		usage := func(rs map[ResID]Reservation, lease uint64, h HostID, k int) int64 {
 			var u int64
@@ -129,94 +120,24 @@ func TestChangedSinceSound(t *testing.T) {
 			}
 			return u
 		}
-		type snap struct {
-			mark uint64
-			rs   map[ResID]Reservation
-		}
-		var snaps []snap
 		kept := 0
-		for step := range 800 {
-			switch k := r.IntN(20); {
-			case k < 3:
-				res := g.reservation()
-				res.Res = Resources{int64(1 + r.IntN(3)), 0}
-				id, err := tab.Add(res)
-				if err != nil {
-					t.Fatal(err)
-				}
-				live[id] = res
-			case k < 5 && len(live) > 0:
-				id := anyID(r, live)
-				removed = append(removed, live[id])
-				delete(live, id)
-				if err := tab.Remove(id); err != nil {
-					t.Fatal(err)
-				}
-			case k < 7 && len(removed) > 0:
-				i := r.IntN(len(removed))
-				id, err := tab.Add(removed[i])
-				if err != nil {
-					t.Fatal(err)
-				}
-				live[id] = removed[i]
-				removed = slices.Delete(removed, i, i+1)
-			case k < 8 && len(live) > 0:
-				id := anyID(r, live)
-				res := live[id]
-				res.End = res.Start.Add(time.Duration(1+r.IntN(20)) * g.unit)
-				if err := tab.SetEnd(id, res.End); err != nil {
-					t.Fatal(err)
-				}
-				live[id] = res
-			case k < 11: // a queue removed and added back in order, some of it moved
-				ids := slices.Sorted(mapsKeys(live))
-				var back []Reservation
-				for _, id := range ids {
-					back = append(back, live[id])
-					delete(live, id)
-					if err := tab.Remove(id); err != nil {
-						t.Fatal(err)
-					}
-				}
-				for _, res := range back {
-					if r.IntN(12) == 0 {
-						res.Start, res.End = res.Start.Add(g.unit), res.End.Add(g.unit)
-					}
-					id, err := tab.Add(res)
-					if err != nil {
-						t.Fatal(err)
-					}
-					live[id] = res
-				}
-			case k < 12:
-				tab.ForgetFreed(tab.FreedMark() - uint64(r.IntN(40)))
-			case k < 14:
-				snaps = append(snaps, snap{tab.FreedMark(), maps2(live)})
-			default:
-				if len(snaps) == 0 {
-					continue
-				}
-				sn := snaps[len(snaps)-1]
-				if r.IntN(2) == 0 {
-					sn = snaps[r.IntN(len(snaps))]
-				}
-				lease := uint64(r.IntN(5))
-				s := r.IntN(70)
-				e := s + 1 + r.IntN(8)
-				if tab.changedSince(sn.mark, lease, toNS(g.at(s)), toNS(g.at(e))) {
-					continue
-				}
-				kept++
-				for h := range HostID(g.n) {
-					for k := s; k < e; k++ {
-						if was, now := usage(sn.rs, lease, h, k), usage(live, lease, h, k); was != now {
-							t.Fatalf("seed %d step %d: changedSince(mark %d, lease %d, [%d, %d)) false, but host %d at %d had %d and has %d",
-								seed, step, sn.mark, lease, s, e, h, k, was, now)
-						}
+		historyWalk(t, g, func(step int, tab *Table, live map[ResID]Reservation, mark uint64, was map[ResID]Reservation) {
+			lease := uint64(r.IntN(5))
+			s := r.IntN(70)
+			e := s + 1 + r.IntN(8)
+			if tab.changedSince(mark, lease, toNS(g.at(s)), toNS(g.at(e))) {
+				return
+			}
+			kept++
+			for h := range HostID(g.n) {
+				for k := s; k < e; k++ {
+					if then, now := usage(was, lease, h, k), usage(live, lease, h, k); then != now {
+						t.Fatalf("seed %d step %d: changedSince(mark %d, lease %d, [%d, %d)) false, but host %d at %d had %d and has %d",
+							seed, step, mark, lease, s, e, h, k, then, now)
 					}
 				}
 			}
-		}
+		})
 		if kept == 0 {
 			t.Errorf("seed %d: changedSince never said unchanged", seed)
 		}
@@ -311,7 +232,7 @@ func TestHistoryBlocksSkipOnly(t *testing.T) {
 					}
 				}
 			case k < 12:
-				tab.ForgetFreed(tab.FreedMark() - uint64(r.IntN(300)))
+				tab.ForgetFreed(tab.FreedMark() - min(tab.FreedMark(), uint64(r.IntN(300))))
 			default:
 				f := &tab.freed
 				mark := f.base + uint64(r.IntN(int(f.next-f.base)+1))
