@@ -93,23 +93,37 @@ func decisionState(s *Scheduler) string {
 // behind: deadline-bound leases wait to resume with a queue planned
 // around them.
 func giveWayWorkload(rng *rand.Rand, slots int) []Request {
+	return mixWorkload(rng, slots, 24, workloadMix{bestEffort: 4, immediate: 2, localQueued: 1, slack: 96})
+}
+
+// workloadMix is mixWorkload's mix, in tenths of the requests:
+// best-effort leases of both preemptable classes, immediate local ones,
+// local best-effort ones, and the rest migratable deadline leases with up
+// to slack units of 5 minutes of slack.
+type workloadMix struct {
+	bestEffort, immediate, localQueued, slack int
+}
+
+// mixWorkload draws 30-80 external requests on the 5-minute grid
+// (gridRequest, up to units units long) and makes them what mix says.
+func mixWorkload(rng *rand.Rand, slots, units int, mix workloadMix) []Request {
 	const unit = 5 * time.Minute
 	var reqs []Request
 	arrival := time.Duration(0)
 	for i, n := 0, 30+rng.Intn(51); i < n; i++ {
-		r := gridRequest(rng, i, &arrival, 24, slots)
+		r := gridRequest(rng, i, &arrival, units, slots)
 		d := r.Duration
 		switch k := rng.Intn(10); {
-		case k < 4:
+		case k < mix.bestEffort:
 			r.Kind, r.Class = BestEffort, []Class{Cancellable, Suspendable}[rng.Intn(2)]
-		case k < 6:
+		case k < mix.bestEffort+mix.immediate:
 			r.Kind, r.Class, r.Origin = Immediate, NonPreemptable, Local
-		case k < 7:
+		case k < mix.bestEffort+mix.immediate+mix.localQueued:
 			r.Kind, r.Class, r.Origin = BestEffort, NonPreemptable, Local
 		default:
 			r.Kind, r.Class = Deadline, Migratable
 			r.Start = arrival + time.Duration(rng.Intn(3))*unit
-			r.Deadline = r.Start + d + time.Duration(rng.Intn(96))*unit
+			r.Deadline = r.Start + d + time.Duration(rng.Intn(mix.slack))*unit
 		}
 		reqs = append(reqs, r)
 	}

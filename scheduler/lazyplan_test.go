@@ -243,30 +243,10 @@ func TestSettleMatchesEager(t *testing.T) {
 
 // settleWorkload draws 30-80 requests as lazyWorkload does, without early
 // ends: best-effort leases of both preemptable classes, immediate local
-// leases (many refused on a full cluster), some migratable deadline leases
-// and local best-effort ones.
+// leases (many refused on a full cluster), local best-effort ones and
+// some migratable deadline leases.
 func settleWorkload(rng *rand.Rand, slots int) []Request {
-	const unit = 5 * time.Minute
-	var reqs []Request
-	arrival := time.Duration(0)
-	for i, n := 0, 30+rng.Intn(51); i < n; i++ {
-		r := gridRequest(rng, i, &arrival, 12, slots)
-		d := r.Duration
-		switch k := rng.Intn(10); {
-		case k < 5:
-			r.Kind, r.Class = BestEffort, []Class{Cancellable, Suspendable}[rng.Intn(2)]
-		case k < 8:
-			r.Kind, r.Class, r.Origin = Immediate, NonPreemptable, Local
-		case k < 9:
-			r.Kind, r.Class = Deadline, Migratable
-			r.Start = arrival + time.Duration(rng.Intn(3))*unit
-			r.Deadline = r.Start + d + time.Duration(rng.Intn(24))*unit
-		default:
-			r.Kind, r.Class, r.Origin = BestEffort, NonPreemptable, Local
-		}
-		reqs = append(reqs, r)
-	}
-	return reqs
+	return mixWorkload(rng, slots, 12, workloadMix{bestEffort: 5, immediate: 3, localQueued: 1, slack: 24})
 }
 
 // TestSettleAfterEarlyEnd is a case where the queue keeps its plans after
