@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 
@@ -101,6 +102,14 @@ func (d *Driver) saveOne(ctx context.Context, vm drivers.VM) error {
 		}
 		if err != nil {
 			return err
+		}
+		if info.active() && exists(part) {
+			// An earlier attempt whose context ended may be finishing its
+			// save: its job is over, and the domain stops once the image
+			// is complete. Saving again then would race the domain's end.
+			if info, err = awaitSaved(ctx, l, name, info); err != nil {
+				return err
+			}
 		}
 		if info.active() {
 			// libvirt truncates a .part left by a failed attempt. One still
@@ -364,4 +373,25 @@ func (d *Driver) migrationParams(dst *host) []golibvirt.TypedParam {
 		return nil
 	}
 	return []golibvirt.TypedParam{{Field: golibvirt.MigrateParamURI, Value: *golibvirt.NewTypedParamValueString(dst.cfg.MigrationURI)}}
+}
+
+// awaitSaved waits, up to two seconds, for active domain name (info) to
+// stop, as it does once a save an earlier attempt began is complete. It
+// returns the domain as it then is: still active (no save was under way:
+// the caller saves it), or stopped by a save; a domain stopped otherwise
+// is an error.
+func awaitSaved(ctx context.Context, l *golibvirt.Libvirt, name string, info domInfo) (domInfo, error) {
+	var err error
+	for i := 0; i < 10 && info.active(); i++ {
+		if !sleepCtx(ctx, 200*time.Millisecond) {
+			return info, ctx.Err()
+		}
+		if info, err = lookup(l, name); err != nil {
+			return info, err
+		}
+	}
+	if !info.active() && info.found && info.reason != int32(golibvirt.DomainShutoffSaved) {
+		return info, fmt.Errorf("%w: stopped while it was being saved (reason %d)", ErrNoDomain, info.reason)
+	}
+	return info, nil
 }
