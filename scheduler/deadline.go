@@ -403,10 +403,9 @@ func (s *Scheduler) giveBack(taken map[*Lease][]phase, from, to time.Time, l *Le
 // they unreserve, only deadline-bound ones have been planned yet in the
 // pass), then the others; each group in queue order.
 func (s *Scheduler) passOrder() []LeaseID {
-	rank := passRank
 	mixed := false
 	for _, id := range s.queue {
-		if rank(s.leases[id]) < 2 {
+		if passRank(s.leases[id]) < 2 {
 			mixed = true
 			break
 		}
@@ -417,7 +416,7 @@ func (s *Scheduler) passOrder() []LeaseID {
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := s.leases[order[i]], s.leases[order[j]]
-		ra, rb := rank(a), rank(b)
+		ra, rb := passRank(a), passRank(b)
 		if ra != rb {
 			return ra < rb
 		}
