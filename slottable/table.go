@@ -15,9 +15,11 @@ type Table struct {
 	names []string
 	hosts []Host
 
-	cp     []cpPool // per host: the nodes of its change-point treap (a pool per host keeps a host's nodes together in memory)
-	cpRoot []int32  // per host: root of its change-point treap
-	ms     mset     // every host's change points, with counts
+	cp     []cpPool    // per host: the nodes of its change-point treap (a pool per host keeps a host's nodes together in memory)
+	cpRoot []int32     // per host: root of its change-point treap
+	ver    []uint64    // per host: how many times its change points changed (countprof.go)
+	prof   []*profCell // per host: its last count profile (countprof.go)
+	ms     mset        // every host's change points, with counts
 
 	rs     []Reservation // by slot; ID 0 marks a free slot
 	absent []absence     // by slot: when its usage was not in the table (freed.go)
@@ -83,6 +85,8 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	t.hosts = append(t.hosts, Host{ID: id, Name: name, Capacity: slices.Clone(capacity)})
 	t.cp = append(t.cp, cpPool{dims: len(t.names), rng: prng{s: 0x5107_7ab1e + uint64(id)}})
 	t.cpRoot = append(t.cpRoot, nilNode)
+	t.ver = append(t.ver, 0)
+	t.prof = append(t.prof, new(profCell))
 	t.itRoot = append(t.itRoot, nilNode)
 	t.logFreed(0, id, negInf, posInf, nil, false, absence{}, 0, 0) // a new host: capacity everywhere
 	return id, nil
@@ -181,6 +185,7 @@ func (t *Table) applyDelta(h HostID, key int64, res Resources, sign int64) {
 	}
 	root, ch := t.cp[h].add(t.cpRoot[h], key, res, sign)
 	t.cpRoot[h] = root
+	t.touch(h)
 	switch {
 	case ch > 0:
 		t.ms.inc(key)
@@ -388,6 +393,8 @@ func (t *Table) Clone() *Table {
 		hosts:    make([]Host, len(t.hosts)),
 		cp:       make([]cpPool, len(t.cp)),
 		cpRoot:   slices.Clone(t.cpRoot),
+		ver:      slices.Clone(t.ver),
+		prof:     make([]*profCell, len(t.prof)), // made afresh below: profiles are not shared
 		ms:       t.ms.clone(),
 		rs:       slices.Clone(t.rs),
 		absent:   slices.Clone(t.absent),
@@ -411,6 +418,7 @@ func (t *Table) Clone() *Table {
 	}
 	for h := range t.cp {
 		c.cp[h] = t.cp[h].clone()
+		c.prof[h] = new(profCell)
 	}
 	for k, v := range t.lease {
 		c.lease[k] = slices.Clone(v)

@@ -1,0 +1,149 @@
+package slottable
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"sync/atomic"
+)
+
+// Count profiles: a host's count of VMs of one size, as a flat step
+// function, for the sweeps of EarliestFit and of the freed ranges.
+//
+// After an early end the scheduler asks every queued lease whether it can
+// start earlier, and each question sweeps the same hosts again: in the
+// 30-day SDSC run on 144 hosts, 94 % of the walks of a host's change
+// points found the host as the walk before had left it. A sweep only needs
+// how many VMs of the query's size fit from each change point on, so the
+// host keeps the last such step function it was swept for (per size),
+// read straight off two arrays until the host's profile changes. A host
+// whose profile changes between every two sweeps (the queue planned from
+// scratch, reservation after reservation) never gets one: a profile is
+// made only when a host is swept again and again without a change.
+
+// countProfile is host h's count of VMs of size per (uncapped) as a step
+// function of time: c0 before at[0], c[i] from at[i] to at[i+1]. It is
+// made at the host's version ver and never changes after.
+type countProfile struct {
+	ver uint64
+	per []int64
+	cap []int64 // the capacity it was counted against
+	c0  int
+	at  []int64
+	c   []int
+}
+
+// profCell holds a host's last count profile. Sweeps read and replace it
+// while other readers may do the same (concurrent reads of a table are
+// allowed), so both fields are atomic and a profile is immutable.
+type profCell struct {
+	p    atomic.Pointer[countProfile]
+	seen atomic.Uint64 // 1 + the version last walked, << 8, and the walks since
+}
+
+// touch notes that host h's change points changed: its count profiles no
+// longer hold.
+func (t *Table) touch(h HostID) {
+	t.ver[h]++
+}
+
+// countProfileOf returns host h's count profile for VMs of size per, or
+// nil (the caller walks the host instead) when it has none at its version
+// and fewer than walksBeforeProfile walks were made since the first at
+// that version.
+func (t *Table) countProfileOf(h HostID, per []int64) *countProfile {
+	if !countProfiles {
+		return nil
+	}
+	cell, ver, capy := t.prof[h], t.ver[h], t.hosts[h].Capacity
+	if p := cell.p.Load(); p != nil && p.ver == ver && slices.Equal(p.per, per) && slices.Equal(p.cap, capy) {
+		return p
+	}
+	// seen holds the version in its high bits and the walks made at it
+	// in its low byte.
+	seen := cell.seen.Load()
+	if seen>>8 != ver+1 {
+		cell.seen.Store((ver + 1) << 8)
+		return nil
+	}
+	if seen&0xff < walksBeforeProfile {
+		cell.seen.Store(seen + 1)
+		return nil
+	}
+	p := t.makeCountProfile(h, ver, per, cell.p.Load())
+	cell.p.Store(p)
+	return p
+}
+
+// walksBeforeProfile is how many walks of a host at one version are made
+// after the first before its count profile is: making one walks every
+// change point of the host and allocates, a sweep walks only up to its
+// horizon. Measured (perf stat, three runs each): on the SDSC run on 144
+// hosts 1 and 4 take the same 7.5 % fewer instructions than no profiles;
+// on a ch.3 run (32 hosts, MOV), whose hosts change between most sweeps,
+// 1 took 3 to 4 % more cycles than no profiles for the same instructions,
+// 4 about 1 %, within the noise.
+var walksBeforeProfile = uint64(4)
+
+// countProfiles turns count profiles on (tests compare with them off).
+var countProfiles = true
+
+// makeCountProfile walks host h's change points in order. The size and
+// capacity vectors of the host's last profile (old, or nil) are shared
+// when they are the same (they never change).
+func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countProfile) *countProfile {
+	pool, capy := &t.cp[h], t.hosts[h].Capacity
+	var buf [4]int64
+	usage := buf[:0]
+	if t.Dims() > len(buf) {
+		usage = make([]int64, 0, t.Dims())
+	}
+	usage = usage[:t.Dims()]
+	var sbuf [32]int32
+	stack := pool.seek(t.cpRoot[h], negInf, usage, sbuf[:0])
+	k := len(pool.nodes) - len(pool.free) // the host's change points
+	p := &countProfile{ver: ver, c0: fitCount(capy, usage, per, math.MaxInt), at: make([]int64, 0, k), c: make([]int, 0, k)}
+	if old != nil && slices.Equal(old.per, per) {
+		p.per = old.per
+	} else {
+		p.per = slices.Clone(per)
+	}
+	if old != nil && slices.Equal(old.cap, capy) {
+		p.cap = old.cap
+	} else {
+		p.cap = slices.Clone(capy)
+	}
+	for len(stack) > 0 {
+		var n int32
+		n, stack = pool.pop(stack)
+		for j, v := range pool.delta(n) {
+			usage[j] += v
+		}
+		p.at = append(p.at, pool.nodes[n].key)
+		p.c = append(p.c, fitCount(capy, usage, per, math.MaxInt))
+	}
+	return p
+}
+
+// hostProfile is fitSweep.host for a host with count profile p and
+// nothing left out: the same steps as the walk, from s.from up to horizon.
+func (s *fitSweep) hostProfile(h HostID, p *countProfile, horizon int64, final bool) {
+	n := s.q.N
+	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > s.from })
+	cur := p.c0
+	if i > 0 {
+		cur = p.c[i-1]
+	}
+	cur = min(cur, n)
+	s.lv = s.lv[:0]
+	if cur > 0 {
+		s.lv = append(s.lv, level{h: cur, a: s.from})
+	}
+	for ; i < len(p.at) && p.at[i] < horizon; i++ {
+		if c := min(p.c[i], n); c != cur {
+			s.step(h, p.at[i], c, false)
+			cur = c
+		}
+	}
+	s.step(h, horizon, 0, final)
+}

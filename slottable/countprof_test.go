@@ -1,0 +1,121 @@
+package slottable
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestCountProfileSameAnswers asks every EarliestFit and every freedStarts
+// of random tables with count profiles off, then on (made at once and
+// asked again), and requires the same answers, counts and bounds, while
+// the tables change under them (reservations, ends, hosts closed and
+// opened, capacities).
+func TestCountProfileSameAnswers(t *testing.T) {
+	defer func(k uint64) { walksBeforeProfile, countProfiles = k, true }(walksBeforeProfile)
+	walksBeforeProfile = 0
+	used, asked := 0, 0
+	for _, seed := range seedsFor(t) {
+		for _, dims := range []int{2, 3} {
+			g := gen{r: rand.New(rand.NewPCG(seed, uint64(dims))), dims: dims, n: 4, unit: time.Second}
+			var extra []string
+			if dims == 3 {
+				extra = []string{"net"}
+			}
+			tab := New(extra...)
+			for _, c := range g.caps() {
+				if _, err := tab.AddHost("h", c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tab.TrackFreed(true)
+			var ids []ResID
+			var removed []Reservation
+			mark := tab.FreedMark()
+			for step := 0; step < 400; step++ {
+				k := g.r.IntN(24)
+				switch {
+				case g.churn(t, tab, min(k, 19), &ids, &removed):
+				case k >= 20:
+					h := HostID(g.r.IntN(g.n))
+					c := g.caps()[g.r.IntN(g.n)]
+					if err := tab.SetCapacity(h, c); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if g.r.IntN(8) == 0 {
+					mark = tab.FreedMark()
+				}
+				p := g.probe()
+				q := Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from, Until: p.until, Ignore: p.ignore()}
+				if p.mask != 0 {
+					q.Hosts = func(id HostID) bool { return p.mask&(1<<uint(id)) != 0 }
+				}
+				countProfiles = false
+				want, wantOK, wantMost := tab.earliestFit(q)
+				lo, d := toNS(p.from), max(int64(p.dur), 1)
+				wantStarts := tab.freedStarts(q, uint64(max(p.lease, 0)), mark, lo, lo+int64(40*g.unit), d, posInf)
+				countProfiles = true
+				for range 3 {
+					asked++
+					got, ok, most := tab.earliestFit(q)
+					if ok != wantOK || ok && !sameFit(got, want) || most != wantMost {
+						t.Fatalf("seed %d step %d: EarliestFit(%+v) with count profiles = %v %v most %d, without %v %v most %d",
+							seed, step, p, got, ok, most, want, wantOK, wantMost)
+					}
+					if starts := tab.freedStarts(q, uint64(max(p.lease, 0)), mark, lo, lo+int64(40*g.unit), d, posInf); !slices.Equal(starts, wantStarts) {
+						t.Fatalf("seed %d step %d: freedStarts(%+v) with count profiles = %v, without %v", seed, step, p, starts, wantStarts)
+					}
+				}
+				for h := range tab.prof {
+					if pr := tab.prof[h].p.Load(); pr != nil && pr.ver == tab.ver[h] {
+						used++
+						break
+					}
+				}
+			}
+		}
+	}
+	// Most probes leave some host unchanged and swept again: profiles
+	// were made and read, not only asked for.
+	if used < asked/10 {
+		t.Fatalf("count profiles held after %d of %d asks", used, asked)
+	}
+}
+
+// TestCountProfileNotShared checks that a clone's profiles are its own: a
+// profile made on the copy and the copy changed after leave the original's
+// answers as they were.
+func TestCountProfileNotShared(t *testing.T) {
+	defer func(k uint64) { walksBeforeProfile = k }(walksBeforeProfile)
+	walksBeforeProfile = 0
+	tab := New()
+	for range 2 {
+		if _, err := tab.AddHost("h", Resources{100, 1024}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(m int) time.Time { return base.Add(time.Duration(m) * time.Minute) }
+	if _, err := tab.Add(Reservation{Lease: 1, Host: 0, Start: at(0), End: at(60), Res: Resources{100, 512}}); err != nil {
+		t.Fatal(err)
+	}
+	q := Query{N: 2, Per: Resources{100, 512}, Duration: 30 * time.Minute, From: at(0)}
+	for range 3 {
+		if fit, ok := tab.EarliestFit(q); !ok || !fit.Start.Equal(at(60)) {
+			t.Fatalf("EarliestFit = %v %v, want a start at minute 60", fit, ok)
+		}
+	}
+	c := tab.Clone()
+	if _, err := c.Add(Reservation{Lease: 2, Host: 1, Start: at(50), End: at(120), Res: Resources{100, 512}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if fit, ok := c.EarliestFit(q); !ok || !fit.Start.Equal(at(120)) {
+			t.Fatalf("clone: EarliestFit = %v %v, want a start at minute 120", fit, ok)
+		}
+		if fit, ok := tab.EarliestFit(q); !ok || !fit.Start.Equal(at(60)) {
+			t.Fatalf("original after the clone changed: EarliestFit = %v %v, want minute 60", fit, ok)
+		}
+	}
+}
