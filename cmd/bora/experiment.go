@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ METRIC.png. The same file gives the same numbers.`,
 }
 
 func runExperiment(cmd *cobra.Command, f *experimentFlags, file string) error {
+	defer batchGC(os.Getenv)() // gctune.go
 	spec, err := experiment.Load(file)
 	if err != nil {
 		return usageError{err}

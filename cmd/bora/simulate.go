@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,6 +99,7 @@ The report's metrics are the federation's; its clusters list each cluster's.`,
 }
 
 func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
+	defer batchGC(os.Getenv)() // gctune.go
 	if f.federation != "" {
 		return runFederation(cmd, f) // federation.go
 	}
