@@ -17,8 +17,8 @@ import (
 )
 
 type experimentFlags struct {
-	outDir, configFile string
-	workers, seeds     int
+	outDir, configFile, cpuProfile string
+	workers, seeds                 int
 }
 
 func newExperimentCmd() *cobra.Command {
@@ -43,11 +43,12 @@ METRIC.png. The same file gives the same numbers.`,
 	fl.StringVar(&f.configFile, "config", "", "bora config file (YAML) the runs start from")
 	fl.IntVar(&f.workers, "workers", 0, "simulations at once (default: one per core)")
 	fl.IntVar(&f.seeds, "seeds", 0, "override the file's number of seeds (at least 2)")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the sweep to this file (go tool pprof)")
 	return cmd
 }
 
-func runExperiment(cmd *cobra.Command, f *experimentFlags, file string) error {
-	defer batchGC(os.Getenv)() // gctune.go
+func runExperiment(cmd *cobra.Command, f *experimentFlags, file string) (err error) {
+	defer batchGC(os.Getenv)() // batchrun.go
 	spec, err := experiment.Load(file)
 	if err != nil {
 		return usageError{err}
@@ -73,6 +74,15 @@ func runExperiment(cmd *cobra.Command, f *experimentFlags, file string) error {
 		dir = filepath.Join("experiments", spec.Name)
 	}
 	opts := experiment.Options{Base: base, Workers: f.workers}
+	stop, err := startCPUProfile(f.cpuProfile) // batchrun.go
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if e := stop(); e != nil && err == nil {
+			err = fmt.Errorf("--cpuprofile: %w", e)
+		}
+	}()
 	bar := &progressBar{w: cmd.ErrOrStderr(), start: time.Now(), now: time.Now, tty: isTerminal(cmd.ErrOrStderr())}
 	opts.Progress = bar.update
 	defer bar.clear()

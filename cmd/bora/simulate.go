@@ -39,6 +39,7 @@ type simulateFlags struct {
 	waitingFactor                        float64
 	check                                bool
 	federation, gateways                 string
+	cpuProfile                           string
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -92,14 +93,24 @@ The report's metrics are the federation's; its clusters list each cluster's.`,
 	fl.StringArrayVar(&f.sets, "set", nil, "set any config key, e.g. scheduler.suspension=none (repeatable)")
 	fl.StringVarP(&f.output, "output", "o", "table", "output: table, json or yaml")
 	fl.StringVar(&f.reportDir, "report", "", "write report.json, leases.csv and Gantt/utilisation/power plots (SVG, PNG) here (with --federation: the plots per cluster)")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fl.BoolVar(&f.check, "check-invariants", true, "check after every decision that no host is over capacity")
 	fl.StringVar(&f.federation, "federation", "", "simulate the clusters of this federation file behind their gateway (docs/formats.md)")
 	fl.StringVar(&f.gateways, "gateway", "", "gateway policy rr|lrf|bcf|lrf-rnd|bcf-rnd|pap-rnd|pap-rtdp|earliest-finish (with --federation); a comma list runs a sweep")
 	return cmd
 }
 
-func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
-	defer batchGC(os.Getenv)() // gctune.go
+func runSimulate(cmd *cobra.Command, f *simulateFlags) (err error) {
+	defer batchGC(os.Getenv)() // batchrun.go
+	stop, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if e := stop(); e != nil && err == nil {
+			err = fmt.Errorf("--cpuprofile: %w", e)
+		}
+	}()
 	if f.federation != "" {
 		return runFederation(cmd, f) // federation.go
 	}

@@ -2,11 +2,35 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 )
+
+// startCPUProfile starts writing a CPU profile of this process to path
+// (--cpuprofile; none when path is empty) and returns what stops it. The
+// profile is what go tool pprof reads, and what cmd/bora/default.pgo is
+// made of (README, "Profile-guided optimisation").
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usage("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
 
 // Batch runs (bora simulate, bora experiment) trade memory for time: the
 // collector runs when the heap has grown by batchGCPercent rather than

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -87,5 +90,38 @@ func TestMemoryFiles(t *testing.T) {
 		if got, ok := cgroupLimit(write("none", none)); ok {
 			t.Errorf("cgroupLimit(%q) = %d, want no limit", none, got)
 		}
+	}
+}
+
+// TestCPUProfileFlag checks --cpuprofile: a simulation writes a gzipped
+// profile (what go tool pprof reads), and a file that cannot be made is a
+// usage error naming the flag, before anything runs.
+func TestCPUProfileFlag(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "sim.pprof")
+	code, _, stderr := runArgs("simulate", "--trace", "../../testdata/scenarios/preempt.yaml", "--cpuprofile", prof, "-o", "json")
+	if code != exitOK {
+		t.Fatalf("simulate --cpuprofile: exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("the profile is not gzipped protobuf: %v", err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || len(b) == 0 {
+		t.Fatalf("the profile reads as %d bytes, %v", len(b), err)
+	}
+	bad := filepath.Join(dir, "no", "such", "dir", "p.pprof")
+	code, _, stderr = runArgs("simulate", "--trace", "../../testdata/scenarios/preempt.yaml", "--cpuprofile", bad)
+	if code != exitUsage || !strings.Contains(stderr, "--cpuprofile") {
+		t.Errorf("simulate --cpuprofile %s: exit %d, stderr %q; want a usage error naming the flag", bad, code, stderr)
+	}
+	code, _, stderr = runArgs("experiment", "../../examples/experiments/ch3-local-share.yaml", "--cpuprofile", bad, "-o", dir)
+	if code != exitUsage || !strings.Contains(stderr, "--cpuprofile") {
+		t.Errorf("experiment --cpuprofile %s: exit %d, stderr %q; want a usage error naming the flag", bad, code, stderr)
 	}
 }
