@@ -148,6 +148,9 @@ func (s *Scheduler) restoreState(st SavedState) {
 		}
 	}
 	s.now, s.dirty, s.decisions = st.Now, st.Dirty || len(s.queue) > 0, st.Decisions
+	// Every wake-up restored is live: the heap is as compactWake leaves
+	// it, and the first pushes after a restart do not compact it again.
+	s.wakeLimit = 2 * len(s.wake)
 	s.stats = st.Stats
 	if s.stats.Search == nil {
 		s.stats.Search = map[string]int{}

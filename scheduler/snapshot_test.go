@@ -109,6 +109,17 @@ func TestRestoreCarriesOn(t *testing.T) {
 			if err := b.Check(); err != nil {
 				t.Fatal(err)
 			}
+			// The restored wake-ups are all live, and the heap counts as
+			// just compacted: the first decision after a restart does not
+			// filter it again (BenchmarkPreemptDecision restores each time).
+			for _, w := range b.wake {
+				if l := b.leases[w.lease]; l == nil || l.gen != w.gen {
+					t.Fatalf("restored a stale wake-up %+v", w)
+				}
+			}
+			if b.wakeLimit != 2*len(b.wake) {
+				t.Fatalf("restored with %d wake-ups and a compaction limit of %d, want twice as many", len(b.wake), b.wakeLimit)
+			}
 			want, got := drive(a, now), drive(b, now)
 			ops := map[string]int{}
 			for _, w := range want {
