@@ -66,9 +66,7 @@ func TestMemoryFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, text) // helpers_test.go
 		return p
 	}
 	if got, ok := memTotal(write("meminfo", "MemFree:  100 kB\nMemTotal:       24683520 kB\n")); !ok || got != 24683520*1024 {
