@@ -22,6 +22,7 @@ func (t *Table) SetCapacity(h HostID, capacity Resources) error {
 	}
 	old := t.hosts[h].Capacity
 	t.hosts[h].Capacity = slices.Clone(capacity)
+	t.touch(h) // counts against the old capacity no longer hold (countprof.go)
 	for j := range capacity {
 		if capacity[j] > old[j] {
 			t.logFreed(0, h, negInf, posInf, nil, false, absence{}, 0, 0) // more room everywhere

@@ -27,7 +27,6 @@ import (
 type countProfile struct {
 	ver uint64
 	per []int64
-	cap []int64 // the capacity it was counted against
 	c0  int
 	at  []int64
 	c   []int
@@ -41,8 +40,8 @@ type profCell struct {
 	seen atomic.Uint64 // 1 + the version last walked, << 8, and the walks since
 }
 
-// touch notes that host h's change points changed: its count profiles no
-// longer hold.
+// touch notes that host h's change points or capacity changed: its count
+// profiles no longer hold.
 func (t *Table) touch(h HostID) {
 	t.ver[h]++
 }
@@ -55,8 +54,8 @@ func (t *Table) countProfileOf(h HostID, per []int64) *countProfile {
 	if !countProfiles {
 		return nil
 	}
-	cell, ver, capy := t.prof[h], t.ver[h], t.hosts[h].Capacity
-	if p := cell.p.Load(); p != nil && p.ver == ver && slices.Equal(p.per, per) && slices.Equal(p.cap, capy) {
+	cell, ver := t.prof[h], t.ver[h]
+	if p := cell.p.Load(); p != nil && p.ver == ver && slices.Equal(p.per, per) {
 		return p
 	}
 	// seen holds the version in its high bits and the walks made at it
@@ -89,9 +88,9 @@ var walksBeforeProfile = uint64(4)
 // countProfiles turns count profiles on (tests compare with them off).
 var countProfiles = true
 
-// makeCountProfile walks host h's change points in order. The size and
-// capacity vectors of the host's last profile (old, or nil) are shared
-// when they are the same (they never change).
+// makeCountProfile walks host h's change points in order. The size vector
+// of the host's last profile (old, or nil) is shared when it is the same
+// (it never changes).
 func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countProfile) *countProfile {
 	pool, capy := &t.cp[h], t.hosts[h].Capacity
 	var buf [4]int64
@@ -108,11 +107,6 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 		p.per = old.per
 	} else {
 		p.per = slices.Clone(per)
-	}
-	if old != nil && slices.Equal(old.cap, capy) {
-		p.cap = old.cap
-	} else {
-		p.cap = slices.Clone(capy)
 	}
 	for len(stack) > 0 {
 		var n int32

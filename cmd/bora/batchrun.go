@@ -11,12 +11,12 @@ import (
 )
 
 // startCPUProfile starts writing a CPU profile of this process to path
-// (--cpuprofile; none when path is empty) and returns what stops it. The
-// profile is what go tool pprof reads, and what cmd/bora/default.pgo is
-// made of (README, "Profile-guided optimisation").
-func startCPUProfile(path string) (stop func() error, err error) {
+// (--cpuprofile; none when path is empty) and returns what stops it,
+// which turns a failure to close the file into *err unless that already
+// holds one. The profile is what go tool pprof reads.
+func startCPUProfile(path string) (stop func(err *error), err error) {
 	if path == "" {
-		return func() error { return nil }, nil
+		return func(*error) {}, nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -26,9 +26,11 @@ func startCPUProfile(path string) (stop func() error, err error) {
 		f.Close()
 		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
 	}
-	return func() error {
+	return func(err *error) {
 		pprof.StopCPUProfile()
-		return f.Close()
+		if e := f.Close(); e != nil && *err == nil {
+			*err = fmt.Errorf("--cpuprofile: %w", e)
+		}
 	}, nil
 }
 
@@ -54,7 +56,7 @@ func batchGC(getenv func(string) string) (restore func()) {
 	if !ok {
 		return func() {}
 	}
-	prevLimit := int64(-1) // SetMemoryLimit(-1) only reads it
+	prevLimit := int64(-1) // -1: the limit was left as it was
 	if getenv("GOMEMLIMIT") == "" {
 		prevLimit = debug.SetMemoryLimit(limit / 2)
 	}

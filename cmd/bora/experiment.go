@@ -78,11 +78,7 @@ func runExperiment(cmd *cobra.Command, f *experimentFlags, file string) (err err
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if e := stop(); e != nil && err == nil {
-			err = fmt.Errorf("--cpuprofile: %w", e)
-		}
-	}()
+	defer stop(&err)
 	bar := &progressBar{w: cmd.ErrOrStderr(), start: time.Now(), now: time.Now, tty: isTerminal(cmd.ErrOrStderr())}
 	opts.Progress = bar.update
 	defer bar.clear()

@@ -106,11 +106,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if e := stop(); e != nil && err == nil {
-			err = fmt.Errorf("--cpuprofile: %w", e)
-		}
-	}()
+	defer stop(&err)
 	if f.federation != "" {
 		return runFederation(cmd, f) // federation.go
 	}
