@@ -166,7 +166,14 @@ func (s *Scheduler) reserve(l *Lease, ph *phase) error {
 			count[h]++
 		}
 	}
-	res := make(slottable.Resources, s.table.Dims()) // the table keeps its own copy
+	res := s.resBuf[:0] // the table keeps its own copy
+	for range s.table.Dims() {
+		res = append(res, 0)
+	}
+	s.resBuf = res
+	if ph.res == nil {
+		ph.res = make([]slottable.ResID, 0, len(order))
+	}
 	for _, h := range order {
 		n := count[h]
 		if count == nil {

@@ -140,14 +140,14 @@ func (s *Scheduler) blocks(v *victim, placed, victims []*victim) []interval {
 		skip[w.l.ID] = true
 	}
 	amid := s.amid && s.lazyN > 0 // the lazy plans left out (preemptRefusedAmid)
-	for _, r := range s.table.Overlapping(s.now, v.l.plannedEnd().Add(v.opLen)) {
+	s.table.EachOverlapping(s.now, v.l.plannedEnd().Add(v.opLen), func(r slottable.Reservation) {
 		if skip[r.Lease] || amid && s.lazyPlan(r) || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
-			continue
+			return
 		}
 		if s.cfg.Exclusion == ExclusionGlobal || v.hosts[r.Host] > 0 {
 			out = append(out, interval{r.Start, r.End})
 		}
-	}
+	})
 	return out
 }
 

@@ -78,6 +78,7 @@ type Scheduler struct {
 	// optBuf and usedBuf are options' scratch space (plan.go).
 	optBuf    []HostOption
 	usedBuf   slottable.Resources
+	resBuf    slottable.Resources // reserve's, which the table copies
 	decisions int
 	now       time.Time
 

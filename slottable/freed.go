@@ -285,6 +285,8 @@ func (t *Table) EarliestFitWithout(q Query, lease uint64, m *FitMemo) (Fit, bool
 	own := len(t.lease[lease]) > 0
 	if own {
 		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
+		n := len(t.lease[lease])
+		q.ignoreOn, q.ignoreSlots = make([]HostID, 0, n), make([]int32, 0, n)
 		for _, id := range t.lease[lease] {
 			slot, _ := t.byID.get(id)
 			q.ignoreOn = append(q.ignoreOn, t.rs[slot].Host)
