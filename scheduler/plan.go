@@ -166,10 +166,8 @@ func (s *Scheduler) reserve(l *Lease, ph *phase) error {
 			count[h]++
 		}
 	}
-	res := s.resBuf[:0] // the table keeps its own copy
-	for range s.table.Dims() {
-		res = append(res, 0)
-	}
+	d := s.table.Dims()
+	res := slices.Grow(s.resBuf[:0], d)[:d] // the table keeps its own copy
 	s.resBuf = res
 	if ph.res == nil {
 		ph.res = make([]slottable.ResID, 0, len(order))
