@@ -252,13 +252,13 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 		s.w.initQuery(t, h, s.from, horizon, ignore, true)
 	case ignore != nil && s.q.ignoreSlots != nil:
 		s.w.initSlots(t, h, s.from, horizon, s.q.ignoreSlots)
-	case ignore == nil:
-		if p := t.countProfileOf(h, per); p != nil {
-			s.hostProfile(h, p, horizon, final)
-			return
-		}
-		s.w.init(t, h, s.from, horizon, nil)
 	default:
+		if ignore == nil { // nothing left out: its count profile may answer
+			if p := t.countProfileOf(h, per); p != nil {
+				s.hostProfile(h, p, horizon, final)
+				return
+			}
+		}
 		s.w.init(t, h, s.from, horizon, ignore)
 	}
 	cur := fitCount(capy, s.w.usage, per, n)
