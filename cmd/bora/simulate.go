@@ -102,7 +102,7 @@ The report's metrics are the federation's; its clusters list each cluster's.`,
 
 func runSimulate(cmd *cobra.Command, f *simulateFlags) (err error) {
 	defer batchGC(os.Getenv)() // batchrun.go
-	stop, err := startCPUProfile(f.cpuProfile) // batchrun.go
+	stop, err := startCPUProfile(f.cpuProfile)
 	if err != nil {
 		return err
 	}
