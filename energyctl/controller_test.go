@@ -129,3 +129,49 @@ func TestRestoredIdleMayOffAndCron(t *testing.T) {
 		t.Errorf("switched off %v, want %s", off, want)
 	}
 }
+
+// TestLocalNeedCountsHosts: four local reservations of one VM and two
+// external ones on two hosts of four cores, all from 1 h to 2 h. The local
+// need at a time is the number of hosts holding a local reservation then:
+// every host is counted once however many local leases it holds (four on
+// two hosts: one holds two at least), external ones not at all, and
+// before 1 h or from 2 h on it is 0.
+func TestLocalNeedCountsHosts(t *testing.T) {
+	tb := slottable.New()
+	for i := range 2 {
+		if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{400, 4096}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := scheduler.DefaultConfig()
+	cfg.CheckInvariants = true
+	s, err := scheduler.New(cfg, tb, t0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, origin := range []scheduler.Origin{scheduler.Local, scheduler.External, scheduler.Local, scheduler.Local, scheduler.External, scheduler.Local} {
+		req := scheduler.Request{Name: fmt.Sprint(i), Kind: scheduler.AdvanceReservation, Start: time.Hour, Duration: time.Hour,
+			VMs: 1, CPU: 100, Memory: 1024, Class: scheduler.NonPreemptable, Origin: origin}
+		if l, _ := s.Submit(t0, req); l.State != scheduler.Scheduled {
+			t.Fatalf("lease %d: %s (%s)", i, l.State, l.Detail)
+		}
+	}
+	c := New(s, Config{})
+	want := map[slottable.HostID]int{} // local reservations by host
+	for _, r := range tb.Overlapping(t0.Add(time.Hour), t0.Add(2*time.Hour)) {
+		if s.Lease(r.Lease).Req.Origin == scheduler.Local {
+			want[r.Host]++
+		}
+	}
+	if len(want) == 0 || want[0]+want[1] != 4 {
+		t.Fatalf("local reservations by host %v, want four", want)
+	}
+	for _, tc := range []struct {
+		at   time.Duration
+		want int
+	}{{0, 0}, {59 * time.Minute, 0}, {time.Hour, len(want)}, {90 * time.Minute, len(want)}, {2 * time.Hour, 0}} {
+		if got := c.localNeed(t0.Add(tc.at)); got != tc.want {
+			t.Errorf("localNeed(%v) = %d, want %d (local reservations by host %v)", tc.at, got, tc.want, want)
+		}
+	}
+}

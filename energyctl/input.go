@@ -113,13 +113,18 @@ func (c *Controller) Waiting() []*scheduler.Lease {
 
 // localNeed counts the hosts holding a reservation of a local lease at t.
 func (c *Controller) localNeed(t time.Time) int {
-	hosts := map[slottable.HostID]bool{}
-	for _, r := range c.s.Table().Overlapping(t, t.Add(time.Nanosecond)) {
-		if l := c.s.Lease(r.Lease); l != nil && l.Req.Origin == scheduler.Local {
-			hosts[r.Host] = true
+	// EachOverlapping visits host by host: a host is counted once, at its
+	// first local reservation.
+	n, last := 0, slottable.HostID(-1)
+	c.s.Table().EachOverlapping(t, t.Add(time.Nanosecond), func(r slottable.Reservation) {
+		if r.Host == last {
+			return
 		}
-	}
-	return len(hosts)
+		if l := c.s.Lease(r.Lease); l != nil && l.Req.Origin == scheduler.Local {
+			n, last = n+1, r.Host
+		}
+	})
+	return n
 }
 
 // hostsFor is n of docs/models.md §5: how many hosts a request of vms VMs of cpu

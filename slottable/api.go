@@ -69,11 +69,13 @@ type Query struct {
 	SkipHidden bool
 	// ignoreOn, when not nil, lists (sorted) the only hosts holding
 	// reservations Ignore reports true for: elsewhere it is not asked
-	// (freed.go).
+	// (freed.go). With ignoreSlots, it holds each slot's host, side by
+	// side (a host once per slot).
 	ignoreOn []HostID
 	// ignoreSlots, when not nil, lists the slots of every reservation
-	// Ignore reports true for: the walker takes them from here instead of
-	// asking Ignore about every reservation in its interval (freed.go).
+	// Ignore reports true for, by host: the walker takes a host's from
+	// here instead of asking Ignore about every reservation in its
+	// interval (freed.go).
 	ignoreSlots []int32
 }
 

@@ -91,6 +91,9 @@ func (t *Table) checkReservations() error {
 		if err != nil {
 			return err
 		}
+		if prev >= 0 && t.it.nodes[prev].sameNext {
+			return corrupt("interval tree: slot %d, last of host %d, says a node after it starts with it", prev, h)
+		}
 		inTrees += n
 	}
 	if inTrees != live {
@@ -128,6 +131,9 @@ func (t *Table) checkITree(h HostID, n, p int32, prev *int32) (int, error) {
 	}
 	if *prev >= 0 && !t.it.before(*prev, nd.start, nd.id) {
 		return 0, corrupt("interval tree order at slot %d", n)
+	}
+	if *prev >= 0 && t.it.nodes[*prev].sameNext != (t.it.nodes[*prev].start == nd.start) {
+		return 0, corrupt("interval tree: slot %d's sameNext is %v before slot %d", *prev, t.it.nodes[*prev].sameNext, n)
 	}
 	*prev = n
 	b, err := t.checkITree(h, nd.r, n, prev)

@@ -30,6 +30,10 @@ type countProfile struct {
 	c0  int
 	at  []int64
 	c   []int
+	// within says that the host's usage never exceeds its capacity: a
+	// reservation of k VMs of size per left out then adds exactly k to the
+	// count wherever it holds (hostProfileWithout).
+	within bool
 }
 
 // profCell holds a host's last count profile. Sweeps read and replace it
@@ -74,6 +78,32 @@ func (t *Table) countProfileOf(h HostID, per []int64) *countProfile {
 	return p
 }
 
+// heldProfile returns host h's count profile for VMs of size per when it
+// has one at its version, without counting a walk (nil otherwise).
+func (t *Table) heldProfile(h HostID, per []int64) *countProfile {
+	if !countProfiles {
+		return nil
+	}
+	if p := t.prof[h].p.Load(); p != nil && p.ver == t.ver[h] && slices.Equal(p.per, per) {
+		return p
+	}
+	return nil
+}
+
+// least returns the least count of p over [from, to), capped at n: the
+// count at its start, and at each change point inside.
+func (p *countProfile) least(from, to int64, n int) int {
+	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > from })
+	m := p.c0
+	if i > 0 {
+		m = p.c[i-1]
+	}
+	for ; i < len(p.at) && p.at[i] < to && m > 0; i++ {
+		m = min(m, p.c[i])
+	}
+	return min(m, n)
+}
+
 // walksBeforeProfile is how many walks of a host at one version are made
 // after the first before its count profile is: making one walks every
 // change point of the host and allocates, a sweep walks only up to its
@@ -102,7 +132,8 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 	var sbuf [32]int32
 	stack := pool.seek(t.cpRoot[h], negInf, usage, sbuf[:0])
 	k := len(pool.nodes) - len(pool.free) // the host's change points
-	p := &countProfile{ver: ver, c0: fitCount(capy, usage, per, math.MaxInt), at: make([]int64, 0, k), c: make([]int, 0, k)}
+	p := &countProfile{ver: ver, c0: fitCount(capy, usage, per, math.MaxInt), at: make([]int64, 0, k), c: make([]int, 0, k),
+		within: withinCapacity(capy, usage)}
 	if old != nil && slices.Equal(old.per, per) {
 		p.per = old.per
 	} else {
@@ -116,8 +147,99 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 		}
 		p.at = append(p.at, pool.nodes[n].key)
 		p.c = append(p.c, fitCount(capy, usage, per, math.MaxInt))
+		p.within = p.within && withinCapacity(capy, usage)
 	}
 	return p
+}
+
+// withinCapacity reports whether used is at most capacity in every
+// dimension.
+func withinCapacity(capacity, used []int64) bool {
+	for j, u := range used {
+		if u > capacity[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// ownRun is a reservation left out of a sweep, read as k VMs of the
+// query's size over [s, e).
+type ownRun struct {
+	s, e int64
+	k    int
+}
+
+// hostProfileWithout is fitSweep.host for a host with count profile p
+// and the reservations in slots (all on h) left out, when each of those
+// holds a whole number k of VMs of the query's size and the host is never
+// over capacity: then leaving one out adds k to the count wherever it
+// holds (in every dimension the query asks for, the free room grows by k
+// VMs' worth), so the count is the profile's plus theirs, and it changes
+// only at the profile's change points (theirs among them). It reports
+// false, having done nothing, when that does not apply.
+func (s *fitSweep) hostProfileWithout(h HostID, p *countProfile, horizon int64, final bool, slots []int32) bool {
+	if !p.within {
+		return false
+	}
+	t, per, n := s.t, s.q.Per, s.q.N
+	own := s.own[:0]
+	for _, sl := range slots {
+		nd := &t.it.nodes[sl]
+		if nd.end <= s.from || nd.start >= horizon {
+			continue
+		}
+		k, ok := vmsOf(t.rs[sl].Res, per)
+		if !ok {
+			return false
+		}
+		own = append(own, ownRun{s: nd.start, e: nd.end, k: k})
+	}
+	s.own = own
+	plus := func(at int64) int {
+		k := 0
+		for _, o := range own {
+			if o.s <= at && at < o.e {
+				k += o.k
+			}
+		}
+		return k
+	}
+	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > s.from })
+	cur := p.c0
+	if i > 0 {
+		cur = p.c[i-1]
+	}
+	cur = min(cur+plus(s.from), n)
+	s.lv = s.lv[:0]
+	if cur > 0 {
+		s.lv = append(s.lv, level{h: cur, a: s.from})
+	}
+	for ; i < len(p.at) && p.at[i] < horizon; i++ {
+		if c := min(p.c[i]+plus(p.at[i]), n); c != cur {
+			s.step(h, p.at[i], c, false)
+			cur = c
+		}
+	}
+	s.step(h, horizon, 0, final)
+	return true
+}
+
+// vmsOf returns k when res is k VMs of size per in every dimension per
+// asks for (k >= 0); false otherwise, or when per asks for nothing.
+func vmsOf(res, per []int64) (int, bool) {
+	k, set := int64(0), false
+	for j, p := range per {
+		if p <= 0 {
+			continue
+		}
+		v := res[j]
+		if v%p != 0 || set && v/p != k {
+			return 0, false
+		}
+		k, set = v/p, true
+	}
+	return int(k), set
 }
 
 // hostProfile is fitSweep.host for a host with count profile p and

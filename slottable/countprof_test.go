@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// TestCountProfileSameAnswers asks every EarliestFit and every freedStarts
-// of random tables with count profiles off, then on (made at once and
-// asked again), and requires the same answers, counts and bounds, while
-// the tables change under them (reservations, ends, hosts closed and
-// opened, capacities).
+// TestCountProfileSameAnswers asks every EarliestFit, every freedStarts
+// and every fitAt (the count at one start, with and without the lease's
+// own reservations) of random tables with count profiles off, then on
+// (made at once and asked again), and requires the same answers, counts
+// and bounds, while the tables change under them (reservations, ends,
+// hosts closed and opened, capacities).
 func TestCountProfileSameAnswers(t *testing.T) {
 	defer func(k uint64) { walksBeforeProfile, countProfiles = k, true }(walksBeforeProfile)
 	walksBeforeProfile = 0
@@ -56,6 +57,21 @@ func TestCountProfileSameAnswers(t *testing.T) {
 				want, wantOK, wantMost := tab.earliestFit(q)
 				lo, d := toNS(p.from), max(int64(p.dur), 1)
 				wantStarts := tab.freedStarts(q, uint64(max(p.lease, 0)), mark, lo, lo+int64(40*g.unit), d, posInf)
+				// fitAt: every host (Hosts nil), with the lease's own
+				// reservations left out when it has any.
+				qa := q
+				qa.Hosts, qa.Until = nil, time.Time{}
+				own := p.lease >= 0 && len(tab.lease[uint64(p.lease)]) > 0
+				if !own {
+					qa.Ignore = nil
+				}
+				wantAt, wantAtOK := tab.fitAt(qa, lo, d, uint64(max(p.lease, 0)), own)
+				// The same asked as EarliestFitWithout asks it: the
+				// lease's own reservations left out by slot, host by host.
+				qw, ownW := tab.withoutQuery(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from}, uint64(max(p.lease, 0)))
+				wantW, wantWOK, wantWMost := tab.earliestFit(qw)
+				wantWStarts := tab.freedStarts(qw, uint64(max(p.lease, 0)), mark, lo, lo+int64(40*g.unit), d, posInf)
+				wantWAt, wantWAtOK := tab.fitAt(qw, lo, d, uint64(max(p.lease, 0)), ownW)
 				countProfiles = true
 				for range 3 {
 					asked++
@@ -66,6 +82,19 @@ func TestCountProfileSameAnswers(t *testing.T) {
 					}
 					if starts := tab.freedStarts(q, uint64(max(p.lease, 0)), mark, lo, lo+int64(40*g.unit), d, posInf); !slices.Equal(starts, wantStarts) {
 						t.Fatalf("seed %d step %d: freedStarts(%+v) with count profiles = %v, without %v", seed, step, p, starts, wantStarts)
+					}
+					if at, ok := tab.fitAt(qa, lo, d, uint64(max(p.lease, 0)), own); ok != wantAtOK || ok && !sameFit(at, wantAt) {
+						t.Fatalf("seed %d step %d: fitAt(%+v, own %v) with count profiles = %v %v, without %v %v", seed, step, p, own, at, ok, wantAt, wantAtOK)
+					}
+					if got, ok, most := tab.earliestFit(qw); ok != wantWOK || ok && !sameFit(got, wantW) || most != wantWMost {
+						t.Fatalf("seed %d step %d: EarliestFitWithout(%+v) with count profiles = %v %v most %d, without %v %v most %d",
+							seed, step, p, got, ok, most, wantW, wantWOK, wantWMost)
+					}
+					if starts := tab.freedStarts(qw, uint64(max(p.lease, 0)), mark, lo, lo+int64(40*g.unit), d, posInf); !slices.Equal(starts, wantWStarts) {
+						t.Fatalf("seed %d step %d: freedStarts without the lease's own (%+v) with count profiles = %v, without %v", seed, step, p, starts, wantWStarts)
+					}
+					if at, ok := tab.fitAt(qw, lo, d, uint64(max(p.lease, 0)), ownW); ok != wantWAtOK || ok && !sameFit(at, wantWAt) {
+						t.Fatalf("seed %d step %d: fitAt without the lease's own (%+v) with count profiles = %v %v, without %v %v", seed, step, p, at, ok, wantWAt, wantWAtOK)
 					}
 				}
 				for h := range tab.prof {

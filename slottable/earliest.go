@@ -126,7 +126,12 @@ type fitTally struct {
 
 // add counts host h, whose maximum usage over the interval is used.
 func (f *fitTally) add(t *Table, h HostID, used []int64, q *Query) {
-	if c := fitCount(t.hosts[h].Capacity, used, q.Per, q.N); c > 0 {
+	f.addCount(h, fitCount(t.hosts[h].Capacity, used, q.Per, q.N))
+}
+
+// addCount counts c VMs on host h.
+func (f *fitTally) addCount(h HostID, c int) {
+	if c > 0 {
 		f.counts = append(f.counts, HostCount{Host: h, Count: c})
 		f.total += c
 	}
@@ -185,9 +190,10 @@ type fitSweep struct {
 	win   []window
 	ev    []winEvent
 	hosts []HostID
-	at    []int32 // freedStarts' index of candidate hosts
-	room  int     // fitHosts: the VMs the allowed hosts hold when empty
-	most  int     // first: the greatest total of the windows before its answer, or up to its limit
+	at    []int32  // freedStarts' index of candidate hosts
+	own   []ownRun // hostProfileWithout's reservations left out
+	room  int      // fitHosts: the VMs the allowed hosts hold when empty
+	most  int      // first: the greatest total of the windows before its answer, or up to its limit
 }
 
 // sweeps keeps fitSweeps' scratch space between searches: the scheduler
@@ -244,14 +250,27 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 		return
 	}
 	ignore := s.q.Ignore
-	if _, on := slices.BinarySearch(s.q.ignoreOn, h); s.q.ignoreOn != nil && !on {
+	at, on := slices.BinarySearch(s.q.ignoreOn, h)
+	if s.q.ignoreOn != nil && !on {
 		ignore = nil // it reports no reservation of this host
 	}
 	switch {
 	case s.q.SkipHidden && len(t.hiddenOn(h)) > 0:
 		s.w.initQuery(t, h, s.from, horizon, ignore, true)
 	case ignore != nil && s.q.ignoreSlots != nil:
-		s.w.initSlots(t, h, s.from, horizon, s.q.ignoreSlots)
+		// The host's slots: side by side with its entries in ignoreOn.
+		slots := s.q.ignoreSlots
+		if s.q.ignoreOn != nil {
+			end := at
+			for end < len(s.q.ignoreOn) && s.q.ignoreOn[end] == h {
+				end++
+			}
+			slots = slots[at:end]
+		}
+		if p := t.countProfileOf(h, per); p != nil && s.hostProfileWithout(h, p, horizon, final, slots) {
+			return
+		}
+		s.w.initSlots(t, h, s.from, horizon, slots)
 	default:
 		if ignore == nil { // nothing left out: its count profile may answer
 			if p := t.countProfileOf(h, per); p != nil {

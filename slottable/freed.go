@@ -282,20 +282,30 @@ func (t *Table) EarliestFitMemo(q Query, lease uint64, m *FitMemo) (Fit, bool) {
 // reservations: EarliestFit(q) with an Ignore that leaves them out
 // (q.Ignore must be nil).
 func (t *Table) EarliestFitWithout(q Query, lease uint64, m *FitMemo) (Fit, bool) {
+	q, own := t.withoutQuery(q, lease)
+	return t.earliestFitMemo(q, lease, m, own)
+}
+
+// withoutQuery returns q with lease's reservations left out (an Ignore,
+// and the hosts and slots that hold them), and whether it has any.
+func (t *Table) withoutQuery(q Query, lease uint64) (Query, bool) {
 	own := len(t.lease[lease]) > 0
 	if own {
 		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
 		n := len(t.lease[lease])
-		q.ignoreOn, q.ignoreSlots = make([]HostID, 0, n), make([]int32, 0, n)
+		q.ignoreOn, q.ignoreSlots = make([]HostID, n), make([]int32, 0, n)
 		for _, id := range t.lease[lease] {
 			slot, _ := t.byID.get(id)
-			q.ignoreOn = append(q.ignoreOn, t.rs[slot].Host)
 			q.ignoreSlots = append(q.ignoreSlots, slot)
 		}
-		slices.Sort(q.ignoreOn)
-		q.ignoreOn = slices.Compact(q.ignoreOn)
+		slices.SortFunc(q.ignoreSlots, func(a, b int32) int {
+			return cmp.Or(cmp.Compare(t.rs[a].Host, t.rs[b].Host), cmp.Compare(a, b))
+		})
+		for i, slot := range q.ignoreSlots {
+			q.ignoreOn[i] = t.rs[slot].Host
+		}
 	}
-	return t.earliestFitMemo(q, lease, m, own)
+	return q, own
 }
 
 // earliestFitMemo is EarliestFitMemo; own says that q.Ignore leaves out
@@ -402,7 +412,10 @@ func (t *Table) memoTime(qFrom time.Time, from, ns int64) time.Time {
 // nil): the count of every open host over [at, at+d), as FitCount gives
 // it, capped at q.N; false when they add up to less than q.N. With own,
 // q.Ignore leaves out lease's reservations: the hosts holding one are
-// walked with it, the others read off their profile.
+// walked with it, the others read off their profile: their count profile
+// for q.Per when they have one at their version (the least count over the
+// interval is the count at the greatest usage, dimension by dimension),
+// or else the change-point aggregates.
 func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) {
 	var mine []int32 // the lease's reservations, by host
 	if own {
@@ -431,6 +444,9 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 		}
 		if len(slots) > 0 {
 			t.usedWithout(h, at, end, slots, q.Ignore, used)
+		} else if p := t.heldProfile(h, q.Per); p != nil {
+			tally.addCount(h, p.least(at, end, q.N))
+			continue
 		} else {
 			t.cp[h].maxUsage(t.cpRoot[h], at, end, used)
 		}

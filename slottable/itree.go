@@ -9,6 +9,9 @@ type iNode struct {
 	maxEnd     int64
 	id         ResID
 	treapLink
+	// sameNext says that the next node in (start, ID) order has the same
+	// start (Table.RenumberAll reads it; insert and remove keep it).
+	sameNext bool
 }
 
 // itree is the pool of interval-treap nodes of every host, indexed by
@@ -16,6 +19,9 @@ type iNode struct {
 type itree struct {
 	nodes []iNode
 	rng   prng
+	// pred and succ are insert's and remove's scratch: the nearest nodes
+	// before and after the key on the way down (nilNode for none).
+	pred, succ int32
 }
 
 // before reports whether node a sorts before the key (start, id).
@@ -36,8 +42,24 @@ func (t *itree) pull(n int32) {
 	nd.maxEnd = m
 }
 
-// insert links slot s (whose node fields are set) into the treap at n.
+// insert links slot s (whose node fields are set) into the treap at n,
+// the root of its host's treap, and sets sameNext for s and the node
+// before it.
 func (t *itree) insert(n, s int32) int32 {
+	t.pred, t.succ = nilNode, nilNode
+	root := t.insertAt(n, s)
+	nd := &t.nodes[s]
+	nd.sameNext = t.succ >= 0 && t.nodes[t.succ].start == nd.start
+	if t.pred >= 0 {
+		t.nodes[t.pred].sameNext = t.nodes[t.pred].start == nd.start
+	}
+	return root
+}
+
+// insertAt is insert below n, noting on the way down the last nodes
+// passed on the left (pred) and on the right (succ): a new leaf's
+// neighbours in key order (rotations keep the order).
+func (t *itree) insertAt(n, s int32) int32 {
 	if n < 0 {
 		t.nodes[s].prio = t.rng.next()
 		t.nodes[s].l, t.nodes[s].r = nilNode, nilNode
@@ -45,7 +67,8 @@ func (t *itree) insert(n, s int32) int32 {
 		return s
 	}
 	if t.before(s, t.nodes[n].start, t.nodes[n].id) {
-		c := t.insert(t.nodes[n].l, s)
+		t.succ = n
+		c := t.insertAt(t.nodes[n].l, s)
 		t.nodes[n].l = c
 		if t.nodes[c].prio > t.nodes[n].prio {
 			t.nodes[n].l = t.nodes[c].r
@@ -55,7 +78,8 @@ func (t *itree) insert(n, s int32) int32 {
 			return c
 		}
 	} else {
-		c := t.insert(t.nodes[n].r, s)
+		t.pred = n
+		c := t.insertAt(t.nodes[n].r, s)
 		t.nodes[n].r = c
 		if t.nodes[c].prio > t.nodes[n].prio {
 			t.nodes[n].r = t.nodes[c].l
@@ -69,41 +93,41 @@ func (t *itree) insert(n, s int32) int32 {
 	return n
 }
 
-// remove unlinks slot s from the treap at n.
+// remove unlinks slot s from the treap at n, the root of its host's
+// treap, and keeps sameNext of the node before it: that node's next is
+// s's next now.
 func (t *itree) remove(n, s int32) int32 {
+	t.pred = nilNode
+	return t.removeAt(n, s)
+}
+
+// removeAt is remove below n, noting in pred the last node passed on
+// the left on the way down.
+func (t *itree) removeAt(n, s int32) int32 {
 	if n < 0 {
 		return n
 	}
 	if n == s {
-		return treapMerge(t, t.nodes[n].l, t.nodes[n].r)
+		nd := &t.nodes[n]
+		p := t.pred
+		for c := nd.l; c >= 0; c = t.nodes[c].r {
+			p = c // s's predecessor: the last node of its left subtree
+		}
+		if p >= 0 && t.nodes[p].start == nd.start {
+			t.nodes[p].sameNext = nd.sameNext
+		}
+		return treapMerge(t, nd.l, nd.r)
 	}
 	if t.before(s, t.nodes[n].start, t.nodes[n].id) {
-		c := t.remove(t.nodes[n].l, s)
+		c := t.removeAt(t.nodes[n].l, s)
 		t.nodes[n].l = c
 	} else {
-		c := t.remove(t.nodes[n].r, s)
+		t.pred = n
+		c := t.removeAt(t.nodes[n].r, s)
 		t.nodes[n].r = c
 	}
 	t.pull(n)
 	return n
-}
-
-// laterSameStart reports whether the treap at n holds a node with the
-// given start and an ID above id: one whose key lies between (start, id)
-// and the same start with any larger ID.
-func (t *itree) laterSameStart(n int32, start int64, id ResID) bool {
-	for n >= 0 {
-		nd := &t.nodes[n]
-		switch {
-		case nd.start > start:
-			n = nd.l
-		case nd.start < start || nd.id <= id:
-			n = nd.r
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 // setEnd changes slot s's end and fixes the aggregates on its path.

@@ -266,9 +266,10 @@ func (t *Table) RenumberAll(ids []ResID) error {
 		t.nextID++
 		// The interval treap is keyed by (start, ID). The new ID is the
 		// largest, so the key keeps its place unless another reservation
-		// of the host starts at the same time with a larger ID: then the
-		// node is taken out before its key changes and put back.
-		if t.it.laterSameStart(t.itRoot[r.Host], t.it.nodes[slot].start, id) {
+		// of the host starts at the same time with a larger ID (the next
+		// node has the same start): then the node is taken out before its
+		// key changes and put back.
+		if t.it.nodes[slot].sameNext {
 			t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
 			t.it.nodes[slot].id = t.nextID
 			t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
