@@ -190,10 +190,11 @@ type fitSweep struct {
 	win   []window
 	ev    []winEvent
 	hosts []HostID
-	at    []int32  // freedStarts' index of candidate hosts
-	own   []ownRun // hostProfileWithout's reservations left out
-	room  int      // fitHosts: the VMs the allowed hosts hold when empty
-	most  int      // first: the greatest total of the windows before its answer, or up to its limit
+	at    []int32     // freedStarts' index of candidate hosts
+	own   []ownRun    // hostProfileWithout's reservations left out
+	cand  []hostRange // freedStarts' candidate hosts
+	room  int         // fitHosts: the VMs the allowed hosts hold when empty
+	most  int         // first: the greatest total of the windows before its answer, or up to its limit
 }
 
 // sweeps keeps fitSweeps' scratch space between searches: the scheduler

@@ -500,45 +500,47 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	if hi < lo {
 		return nil
 	}
-	// Per host, the hull of the starts its freed intervals touch.
-	type hostRange struct {
-		h    HostID
-		a, b int64
-	}
+	// Per host, the hull of the starts its freed intervals touch: a loop
+	// over the entries rather than eachFreed's callback, which kept cand
+	// and at on the heap (a scan passes hundreds of entries per host
+	// found under energy management).
 	var cand []hostRange
 	var sw *fitSweep // taken with the first candidate
 	var at []int32   // host -> 1 + its index in cand (sw's scratch space)
+	first := addSat(lo, d-1)
 	// [e.s, e.e) overlaps [t, t+d) for some t in [lo, hi] iff it overlaps
 	// [lo, hi+d).
-	t.eachFreed(mark, lease, lo, addSat(hi, d), func(e *freedEntry) bool {
+	it := t.freedFrom(mark, lease, lo, addSat(hi, d))
+	for e := it.next(); e != nil; e = it.next() {
 		// [e.s, e.e) overlaps [t, t+d) iff e.s-d < t < e.e.
 		a, b := lo, hi
-		if e.s != negInf && e.s > addSat(lo, d-1) {
+		if e.s != negInf && e.s > first {
 			a = e.s - d + 1
 		}
 		if e.e != posInf && e.e-1 < hi {
 			b = e.e - 1
 		}
 		if a > b {
-			return true
+			continue
 		}
-		if at == nil {
+		if sw == nil {
 			sw = getSweep(t, &q)
 			at = slices.Grow(sw.at[:0], len(t.hosts))[:len(t.hosts)]
 			clear(at)
-			sw.at = at
+			sw.at, cand = at, sw.cand[:0]
 		}
 		if i := at[e.host]; i > 0 {
-			cand[i-1].a, cand[i-1].b = min(cand[i-1].a, a), max(cand[i-1].b, b)
-			return true
+			c := &cand[i-1]
+			c.a, c.b = min(c.a, a), max(c.b, b)
+			continue
 		}
 		cand = append(cand, hostRange{e.host, a, b})
 		at[e.host] = int32(len(cand))
-		return true
-	})
-	if len(cand) == 0 {
+	}
+	if sw == nil {
 		return nil
 	}
+	sw.cand = cand[:0] // kept for the next scan; cand is read below
 	defer putSweep(sw)
 	sw.d = d
 	var out [][2]int64
@@ -638,20 +640,50 @@ const anyLease = ^uint64(0)
 // [lo, hi) (blocks of them are passed over). It stops when fn returns
 // false.
 func (t *Table) eachFreed(mark, lease uint64, lo, hi int64, fn func(e *freedEntry) bool) {
-	f := &t.freed
-	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
-		if i >= end {
-			if end = f.blockEnd(i); f.skippable(i, end, mark, true, lo, hi) {
-				i = end - 1
-				continue
-			}
-		}
-		e := &f.ents[i]
-		if !e.freesFor(mark) || e.lease == lease && e.res != nil || t.Closed(e.host) {
-			continue
-		}
+	it := t.freedFrom(mark, lease, lo, hi)
+	for e := it.next(); e != nil; e = it.next() {
 		if !fn(e) {
 			return
 		}
 	}
+}
+
+// hostRange is freedStarts' candidate: host h, with the hull [a, b] of
+// the starts its freed intervals touch.
+type hostRange struct {
+	h    HostID
+	a, b int64
+}
+
+// freedIter steps through the entries eachFreed gives, in the same order:
+// next returns each in turn, then nil.
+type freedIter struct {
+	t           *Table
+	mark, lease uint64
+	lo, hi      int64
+	i, end      int // the next position, and the end of its block
+}
+
+// freedFrom returns the iterator of eachFreed(mark, lease, lo, hi).
+func (t *Table) freedFrom(mark, lease uint64, lo, hi int64) freedIter {
+	return freedIter{t: t, mark: mark, lease: lease, lo: lo, hi: hi, i: t.freed.index(mark)}
+}
+
+func (it *freedIter) next() *freedEntry {
+	f := &it.t.freed
+	for ; it.i < len(f.ents); it.i++ {
+		if it.i >= it.end {
+			if it.end = f.blockEnd(it.i); f.skippable(it.i, it.end, it.mark, true, it.lo, it.hi) {
+				it.i = it.end - 1
+				continue
+			}
+		}
+		e := &f.ents[it.i]
+		if !e.freesFor(it.mark) || e.lease == it.lease && e.res != nil || it.t.Closed(e.host) {
+			continue
+		}
+		it.i++
+		return e
+	}
+	return nil
 }

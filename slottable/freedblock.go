@@ -121,8 +121,8 @@ func searchEnd(i, hi int, before func(int) bool) int {
 
 // skippable reports whether a scan for mark may jump over the block of
 // the freed entry at position i, whose entries end at position end: none
-// is live or every live one is, for absent, surely absent at mark or
-// freed over an interval outside [lo, hi) (eachFreed), and otherwise
+// is live, or every live one was freed over an interval outside [lo, hi),
+// or, for absent, is surely absent at mark (eachFreed), and otherwise
 // cancelled out by its Add's raised entry (changedSince).
 func (f *freedLog) skippable(i, end int, mark uint64, absent bool, lo, hi int64) bool {
 	b := f.ents[i].seq / histBlockLen
@@ -143,19 +143,35 @@ func (f *freedLog) skippable(i, end int, mark uint64, absent bool, lo, hi int64)
 	if blk.live <= 0 {
 		return true
 	}
+	if blk.minS >= hi || blk.maxE <= lo {
+		return true
+	}
 	if absent {
-		return mark < blk.minBefore || blk.minS >= hi || blk.maxE <= lo
+		return mark < blk.minBefore
 	}
 	return blk.maxPairLo <= mark && mark < blk.minPairHi
 }
 
 // raisedBlock summarises the raised entries with sequence numbers in one
 // block: the least readds among those not gone (math.MaxUint64 when
-// none), below which a mark sees them all cancel out (changedSince).
-// stale says that an entry went gone since it was worked out.
+// none), below which a mark sees them all cancel out, and the hull
+// [minS, maxE) of their intervals, which a scan for a change over an
+// interval it does not overlap passes over (changedSince; posInf and
+// negInf when there is none). stale says that an entry went gone since
+// they were worked out.
 type raisedBlock struct {
-	minReadds uint64
-	stale     bool
+	minReadds  uint64
+	minS, maxE int64
+	stale      bool
+}
+
+var emptyRaisedBlock = raisedBlock{minReadds: math.MaxUint64, minS: posInf, maxE: negInf}
+
+// include widens b's bounds to take in x.
+func (b *raisedBlock) include(x *raisedEntry) {
+	b.minReadds = min(b.minReadds, x.readds)
+	b.minS = min(b.minS, x.s)
+	b.maxE = max(b.maxE, x.e)
 }
 
 // rblock returns the summary of the raised block holding sequence number
@@ -166,7 +182,7 @@ func (f *freedLog) rblock(seq uint64) *raisedBlock {
 		f.rblk0 = b
 	}
 	for b-f.rblk0 >= uint64(len(f.rblocks)) {
-		f.rblocks = append(f.rblocks, raisedBlock{minReadds: math.MaxUint64})
+		f.rblocks = append(f.rblocks, emptyRaisedBlock)
 	}
 	return &f.rblocks[b-f.rblk0]
 }
@@ -191,7 +207,7 @@ func (f *freedLog) setGone(x *raisedEntry, gone bool) {
 	if gone {
 		blk.stale = true
 	} else {
-		blk.minReadds = min(blk.minReadds, x.readds)
+		blk.include(x)
 	}
 }
 
@@ -202,22 +218,22 @@ func (f *freedLog) rblockEnd(i int) int {
 }
 
 // rskippable reports whether changedSince may jump over the block of the
-// raised entry at position i (entries up to end): every one is gone or
-// cancels a removal after mark.
-func (f *freedLog) rskippable(i, end int, mark uint64) bool {
+// raised entry at position i (entries up to end): every one is gone,
+// raised usage outside [lo, hi), or cancels a removal after mark.
+func (f *freedLog) rskippable(i, end int, mark uint64, lo, hi int64) bool {
 	seq := f.rais[i].seq
 	blk := f.rblockOf(seq)
 	if blk == nil {
 		return false
 	}
 	if blk.stale {
-		blk.stale, blk.minReadds = false, math.MaxUint64
+		*blk = emptyRaisedBlock
 		first := seq - seq%histBlockLen
 		for j := f.raisedIndex(first); j < end; j++ { // the whole block, wherever the scan began
 			if x := &f.rais[j]; !x.gone {
-				blk.minReadds = min(blk.minReadds, x.readds)
+				blk.include(x)
 			}
 		}
 	}
-	return mark < blk.minReadds
+	return mark < blk.minReadds || blk.minS >= hi || blk.maxE <= lo
 }

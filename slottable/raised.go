@@ -42,8 +42,7 @@ func (t *Table) logRaised(lease uint64, h HostID, s, e int64, all bool, readds u
 		t.ForgetFreed(f.next)
 	}
 	f.rais = append(f.rais, raisedEntry{seq: f.next, lease: lease, host: h, s: s, e: e, all: all, readds: readds})
-	blk := f.rblock(f.next)
-	blk.minReadds = min(blk.minReadds, readds)
+	f.rblock(f.next).include(&f.rais[len(f.rais)-1])
 	f.next++
 	return f.next
 }
@@ -110,7 +109,7 @@ func (t *Table) changedSince(mark, lease uint64, s, e int64) bool {
 	}
 	for i, end := f.index(mark), 0; i < len(f.ents); i++ {
 		if i >= end {
-			if end = f.blockEnd(i); f.skippable(i, end, mark, false, negInf, posInf) {
+			if end = f.blockEnd(i); f.skippable(i, end, mark, false, s, e) {
 				i = end - 1
 				continue
 			}
@@ -126,7 +125,7 @@ func (t *Table) changedSince(mark, lease uint64, s, e int64) bool {
 	i := seqIndex(f.rais, mark, raisedSeq)
 	for j, end := i, 0; j < len(f.rais); j++ {
 		if j >= end {
-			if end = f.rblockEnd(j); f.rskippable(j, end, mark) {
+			if end = f.rblockEnd(j); f.rskippable(j, end, mark, s, e) {
 				j = end - 1
 				continue
 			}

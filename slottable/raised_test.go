@@ -257,7 +257,7 @@ func TestHistoryBlocksSkipOnly(t *testing.T) {
 						seed, step, mark, lease, s, e, gotC, gotF, wantC, wantF)
 				}
 				for i, end := f.index(mark), 0; i < len(f.ents); i = end {
-					if end = f.blockEnd(i); f.skippable(i, end, mark, true, lo, addSat(hi, d)) || f.skippable(i, end, mark, false, negInf, posInf) {
+					if end = f.blockEnd(i); f.skippable(i, end, mark, true, lo, addSat(hi, d)) || f.skippable(i, end, mark, false, lo, hi) {
 						skipped++
 					}
 				}
