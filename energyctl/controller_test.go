@@ -16,6 +16,20 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 // all off, booting in 2 minutes and shutting down in 1.
 func hosts(t *testing.T, cores ...int64) *scheduler.Scheduler {
 	t.Helper()
+	s := hostsOn(t, cores...)
+	s.SetPowerTimes(2*time.Minute, time.Minute)
+	for i := range cores {
+		if err := s.MarkOff(t0, slottable.HostID(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// hostsOn builds a scheduler over hosts of the given cores (1024 MB a
+// core), all on.
+func hostsOn(t *testing.T, cores ...int64) *scheduler.Scheduler {
+	t.Helper()
 	tb := slottable.New()
 	for i, c := range cores {
 		if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{100 * c, 1024 * c}); err != nil {
@@ -27,12 +41,6 @@ func hosts(t *testing.T, cores ...int64) *scheduler.Scheduler {
 	s, err := scheduler.New(cfg, tb, t0, nil)
 	if err != nil {
 		t.Fatal(err)
-	}
-	s.SetPowerTimes(2*time.Minute, time.Minute)
-	for i := range cores {
-		if err := s.MarkOff(t0, slottable.HostID(i)); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return s
 }
@@ -137,18 +145,8 @@ func TestRestoredIdleMayOffAndCron(t *testing.T) {
 // two hosts: one holds two at least), external ones not at all, and
 // before 1 h or from 2 h on it is 0.
 func TestLocalNeedCountsHosts(t *testing.T) {
-	tb := slottable.New()
-	for i := range 2 {
-		if _, err := tb.AddHost(fmt.Sprintf("h%d", i), slottable.Resources{400, 4096}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := scheduler.DefaultConfig()
-	cfg.CheckInvariants = true
-	s, err := scheduler.New(cfg, tb, t0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := hostsOn(t, 4, 4)
+	tb := s.Table()
 	for i, origin := range []scheduler.Origin{scheduler.Local, scheduler.External, scheduler.Local, scheduler.Local, scheduler.External, scheduler.Local} {
 		req := scheduler.Request{Name: fmt.Sprint(i), Kind: scheduler.AdvanceReservation, Start: time.Hour, Duration: time.Hour,
 			VMs: 1, CPU: 100, Memory: 1024, Class: scheduler.NonPreemptable, Origin: origin}

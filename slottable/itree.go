@@ -56,9 +56,9 @@ func (t *itree) insert(n, s int32) int32 {
 	return root
 }
 
-// insertAt is insert below n, noting on the way down the last nodes
-// passed on the left (pred) and on the right (succ): a new leaf's
-// neighbours in key order (rotations keep the order).
+// insertAt is insert below n, noting on the way down the last node the
+// path went right at (pred: before the key) and left at (succ: after
+// it), a new leaf's neighbours in key order (rotations keep the order).
 func (t *itree) insertAt(n, s int32) int32 {
 	if n < 0 {
 		t.nodes[s].prio = t.rng.next()
@@ -101,8 +101,9 @@ func (t *itree) remove(n, s int32) int32 {
 	return t.removeAt(n, s)
 }
 
-// removeAt is remove below n, noting in pred the last node passed on
-// the left on the way down.
+// removeAt is remove below n, noting in pred the last node the path
+// went right at on the way down (s's predecessor when s has no left
+// subtree).
 func (t *itree) removeAt(n, s int32) int32 {
 	if n < 0 {
 		return n
