@@ -182,7 +182,7 @@ func (s *fitSweep) hostProfileWithout(h HostID, p *countProfile, horizon int64, 
 	if !p.within {
 		return false
 	}
-	t, per, n := s.t, s.q.Per, s.q.N
+	t, per := s.t, s.q.Per
 	own := s.own[:0]
 	for _, sl := range slots {
 		nd := &t.it.nodes[sl]
@@ -196,32 +196,7 @@ func (s *fitSweep) hostProfileWithout(h HostID, p *countProfile, horizon int64, 
 		own = append(own, ownRun{s: nd.start, e: nd.end, k: k})
 	}
 	s.own = own
-	plus := func(at int64) int {
-		k := 0
-		for _, o := range own {
-			if o.s <= at && at < o.e {
-				k += o.k
-			}
-		}
-		return k
-	}
-	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > s.from })
-	cur := p.c0
-	if i > 0 {
-		cur = p.c[i-1]
-	}
-	cur = min(cur+plus(s.from), n)
-	s.lv = s.lv[:0]
-	if cur > 0 {
-		s.lv = append(s.lv, level{h: cur, a: s.from})
-	}
-	for ; i < len(p.at) && p.at[i] < horizon; i++ {
-		if c := min(p.c[i]+plus(p.at[i]), n); c != cur {
-			s.step(h, p.at[i], c, false)
-			cur = c
-		}
-	}
-	s.step(h, horizon, 0, final)
+	s.stepProfile(h, p, horizon, final)
 	return true
 }
 
@@ -245,22 +220,40 @@ func vmsOf(res, per []int64) (int, bool) {
 // hostProfile is fitSweep.host for a host with count profile p and
 // nothing left out: the same steps as the walk, from s.from up to horizon.
 func (s *fitSweep) hostProfile(h HostID, p *countProfile, horizon int64, final bool) {
+	s.own = s.own[:0]
+	s.stepProfile(h, p, horizon, final)
+}
+
+// stepProfile steps host h's count from profile p plus the VMs of s.own
+// left out there, from s.from up to horizon, as the walk would.
+func (s *fitSweep) stepProfile(h HostID, p *countProfile, horizon int64, final bool) {
 	n := s.q.N
 	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > s.from })
 	cur := p.c0
 	if i > 0 {
 		cur = p.c[i-1]
 	}
-	cur = min(cur, n)
+	cur = min(cur+s.ownAt(s.from), n)
 	s.lv = s.lv[:0]
 	if cur > 0 {
 		s.lv = append(s.lv, level{h: cur, a: s.from})
 	}
 	for ; i < len(p.at) && p.at[i] < horizon; i++ {
-		if c := min(p.c[i], n); c != cur {
+		if c := min(p.c[i]+s.ownAt(p.at[i]), n); c != cur {
 			s.step(h, p.at[i], c, false)
 			cur = c
 		}
 	}
 	s.step(h, horizon, 0, final)
+}
+
+// ownAt returns the VMs of s.own that hold at instant at.
+func (s *fitSweep) ownAt(at int64) int {
+	k := 0
+	for _, o := range s.own {
+		if o.s <= at && at < o.e {
+			k += o.k
+		}
+	}
+	return k
 }
