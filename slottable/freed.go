@@ -501,7 +501,7 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 		return nil
 	}
 	// Per host, the hull of the starts its freed intervals touch: a loop
-	// over the entries rather than eachFreed's callback, which kept cand
+	// over the entries (freedIter) rather than a callback, which kept cand
 	// and at on the heap (a scan passes hundreds of entries per host
 	// found under energy management).
 	var cand []hostRange
@@ -598,12 +598,13 @@ func (t *Table) FreedSince(mark, lease uint64, from, to time.Time) bool {
 		return true
 	}
 	lo, hi := span(from, to)
-	found := false
-	t.eachFreed(mark, lease, lo, hi, func(e *freedEntry) bool {
-		found = e.s < hi && lo < e.e
-		return !found
-	})
-	return found
+	it := t.freedFrom(mark, lease, lo, hi)
+	for e := it.next(); e != nil; e = it.next() {
+		if e.s < hi && lo < e.e {
+			return true
+		}
+	}
+	return false
 }
 
 // UnchangedFrom reports whether the table from at on is as it was at
@@ -633,21 +634,6 @@ func (t *Table) UnchangedFromBut(mark uint64, at time.Time, lease uint64) bool {
 // every lease's changes.
 const anyLease = ^uint64(0)
 
-// eachFreed calls fn, in sequence order, with every entry logged since
-// mark that may have freed room for lease relative to mark: not
-// cancelled, its usage in the table at mark, not lease's own, on a host
-// open now. It may leave out entries whose interval does not overlap
-// [lo, hi) (blocks of them are passed over). It stops when fn returns
-// false.
-func (t *Table) eachFreed(mark, lease uint64, lo, hi int64, fn func(e *freedEntry) bool) {
-	it := t.freedFrom(mark, lease, lo, hi)
-	for e := it.next(); e != nil; e = it.next() {
-		if !fn(e) {
-			return
-		}
-	}
-}
-
 // hostRange is freedStarts' candidate: host h, with the hull [a, b] of
 // the starts its freed intervals touch.
 type hostRange struct {
@@ -655,8 +641,12 @@ type hostRange struct {
 	a, b int64
 }
 
-// freedIter steps through the entries eachFreed gives, in the same order:
-// next returns each in turn, then nil.
+// freedIter steps, in sequence order, through every entry logged since
+// mark that may have freed room for lease relative to mark: not
+// cancelled, its usage in the table at mark, not lease's own, on a host
+// open now. It may leave out entries whose interval does not overlap
+// [lo, hi) (blocks of them are passed over). next returns each in turn,
+// then nil.
 type freedIter struct {
 	t           *Table
 	mark, lease uint64
@@ -664,7 +654,8 @@ type freedIter struct {
 	i, end      int // the next position, and the end of its block
 }
 
-// freedFrom returns the iterator of eachFreed(mark, lease, lo, hi).
+// freedFrom returns the freedIter of the entries since mark that may have
+// freed room for lease over [lo, hi).
 func (t *Table) freedFrom(mark, lease uint64, lo, hi int64) freedIter {
 	return freedIter{t: t, mark: mark, lease: lease, lo: lo, hi: hi, i: t.freed.index(mark)}
 }

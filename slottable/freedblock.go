@@ -25,7 +25,7 @@ const histBlockLen = 64
 // least pairHi, between which a mark sees them all cancel out
 // (changedSince); and the hull [minS, maxE) of their intervals, which a
 // scan for room over a window it does not overlap passes over
-// (eachFreed). The bounds are math.MaxUint64, 0, math.MaxUint64, posInf
+// (freedIter). The bounds are math.MaxUint64, 0, math.MaxUint64, posInf
 // and negInf when there is none. stale says that an entry was voided
 // since the bounds were worked out (they may be too loose, which only
 // skips less).
@@ -122,7 +122,7 @@ func searchEnd(i, hi int, before func(int) bool) int {
 // skippable reports whether a scan for mark may jump over the block of
 // the freed entry at position i, whose entries end at position end: none
 // is live, or every live one was freed over an interval outside [lo, hi),
-// or, for absent, is surely absent at mark (eachFreed), and otherwise
+// or, for absent, is surely absent at mark (freedIter), and otherwise
 // cancelled out by its Add's raised entry (changedSince).
 func (f *freedLog) skippable(i, end int, mark uint64, absent bool, lo, hi int64) bool {
 	b := f.ents[i].seq / histBlockLen
