@@ -89,6 +89,9 @@ type Controller struct {
 	switched map[scheduler.LeaseID]time.Time
 	evac     []slottable.HostID
 	stats    Stats
+
+	perHost    []int           // hostsFor's scratch space
+	waitingSet map[uint64]bool // externalRoom's scratch space
 }
 
 // New returns a controller of s. It does not switch anything: a caller
@@ -238,16 +241,17 @@ func (c *Controller) Step(now time.Time, quiet func() bool) []scheduler.Action {
 // on), the hosts the head needs are switched on anyway (Drained).
 func (c *Controller) onTick(now time.Time, quiet bool) []scheduler.Action {
 	var head *scheduler.Lease
-	if w := c.Waiting(); len(w) > 0 {
-		head = w[0]
+	waiting := c.Waiting() // read once: input and externalRoom read it too
+	if len(waiting) > 0 {
+		head = waiting[0]
 	}
 	n := 0
 	if head != nil {
 		n = c.hostsFor(head.Req.VMs, head.Req.CPU, head.Req.Memory)
 	}
-	in := c.input(now, n, false, now)
+	in := c.inputWith(now, n, false, now, waiting)
 	if head != nil {
-		in.Room = c.externalRoom(now, head, n)
+		in.Room = c.externalRoom(now, head, n, waiting)
 	}
 	d := c.cfg.Policy.Decide(in)
 	c.stats.Decisions++

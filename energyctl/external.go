@@ -15,7 +15,7 @@ import (
 // queue is planned again behind l, its head. An external lease never
 // preempts, so nothing else is left out. Off hosts hold their whole
 // capacity in the slot table and count for nothing.
-func (c *Controller) externalRoom(now time.Time, l *scheduler.Lease, n int) int {
+func (c *Controller) externalRoom(now time.Time, l *scheduler.Lease, n int, waiting []*scheduler.Lease) int {
 	s := c.s
 	if n <= 0 {
 		return 0
@@ -28,11 +28,14 @@ func (c *Controller) externalRoom(now time.Time, l *scheduler.Lease, n int) int 
 	for len(per) < s.Table().Dims() {
 		per = append(per, 0)
 	}
-	waiting := map[uint64]bool{}
-	for _, w := range c.Waiting() {
-		waiting[uint64(w.ID)] = true
+	if c.waitingSet == nil {
+		c.waitingSet = map[uint64]bool{}
 	}
-	ignore := func(r slottable.Reservation) bool { return waiting[r.Lease] }
+	clear(c.waitingSet) // kept between ticks: the same few hundred leases
+	for _, w := range waiting {
+		c.waitingSet[uint64(w.ID)] = true
+	}
+	ignore := func(r slottable.Reservation) bool { return c.waitingSet[r.Lease] }
 	vms := 0
 	for h := 0; h < s.Table().NumHosts() && vms < l.Req.VMs; h++ {
 		if s.Evacuating(slottable.HostID(h)) {

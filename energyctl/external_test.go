@@ -32,7 +32,7 @@ func TestExternalRoom(t *testing.T) {
 	if w := c.Waiting(); len(w) != 1 || w[0].ID != e.ID {
 		t.Fatalf("waiting %v, want E", w)
 	}
-	if got := c.externalRoom(t0, e, 3); got != 2 {
+	if got := c.externalRoom(t0, e, 3, c.Waiting()); got != 2 {
 		t.Errorf("room %d, want 2", got)
 	}
 	ar, err := s.Submit(t0, scheduler.Request{Kind: scheduler.AdvanceReservation, Start: 30 * time.Minute, Duration: 10 * time.Minute,
@@ -40,7 +40,7 @@ func TestExternalRoom(t *testing.T) {
 	if err != nil || ar.State != scheduler.Scheduled {
 		t.Fatalf("reservation: %v %v", ar, err)
 	}
-	if got := c.externalRoom(t0, e, 3); got != 1 {
+	if got := c.externalRoom(t0, e, 3, c.Waiting()); got != 1 {
 		t.Errorf("room with the reservation %d, want 1", got)
 	}
 }

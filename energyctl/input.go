@@ -2,7 +2,6 @@ package energyctl
 
 import (
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/bora-sched/bora/energy"
@@ -31,37 +30,44 @@ import (
 //     on; with Config.SwitchOffAhead also those free from now to a
 //     reservation at least Config.AheadMinGap ahead.
 func (c *Controller) input(now time.Time, n int, local bool, start time.Time) energy.Input {
+	return c.inputWith(now, n, local, start, c.Waiting())
+}
+
+// inputWith is input with the waiting leases as Waiting gives them.
+func (c *Controller) inputWith(now time.Time, n int, local bool, start time.Time, waitingLeases []*scheduler.Lease) energy.Input {
 	s := c.s
 	in := energy.Input{Now: now, Need: n, Local: local}
-	var waiting []energy.Waiting
-	for _, l := range c.Waiting() {
+	waiting := make([]energy.Waiting, 0, len(waitingLeases))
+	for _, l := range waitingLeases {
 		waiting = append(waiting, energy.Waiting{VMs: l.Req.VMs, Duration: l.Req.Duration, Since: l.Submitted})
 	}
 	in.V = energy.ViolationRisk(waiting, now, c.cfg.Alpha)
 	var booked float64 // node-seconds on the hosts on, from now
 	horizon := now
-	for _, h := range s.Table().Hosts() {
-		if s.Evacuating(h.ID) {
+	tab := s.Table()
+	for i := range tab.NumHosts() {
+		h := slottable.HostID(i)
+		if s.Evacuating(h) {
 			continue
 		}
-		if _, on, b := s.BootPlanned(h.ID); b && on.After(now) {
+		if _, on, b := s.BootPlanned(h); b && on.After(now) {
 			in.Booting++
 			continue
 		}
-		switch s.PowerState(h.ID, now) {
+		switch s.PowerState(h, now) {
 		case scheduler.PowerOff:
 			in.Off++
 		case scheduler.PowerOn:
 			in.On++
-			cpuSeconds, last := s.Table().UsageIntegral(h.ID, slottable.CPU, now, scheduler.PowerForever)
-			if capCPU := h.Capacity[slottable.CPU]; capCPU > 0 {
+			cpuSeconds, last := tab.UsageIntegral(h, slottable.CPU, now, scheduler.PowerForever)
+			if capCPU := tab.Capacity(h, slottable.CPU); capCPU > 0 {
 				booked += cpuSeconds / float64(capCPU)
 			}
 			if last.After(horizon) {
 				horizon = last
 			}
-			if (!last.After(now) || c.freeAhead(h.ID, now)) && s.HostEnabled(h.ID) && c.inService(h.ID) && c.mayOff(h.ID) {
-				in.Idle = append(in.Idle, energy.IdleHost{Host: h.Name, Since: c.idleSince(h.ID)})
+			if (!last.After(now) || c.freeAhead(h, now)) && s.HostEnabled(h) && c.inService(h) && c.mayOff(h) {
+				in.Idle = append(in.Idle, energy.IdleHost{Host: tab.HostName(h), Since: c.idleSince(h)})
 			}
 		}
 	}
@@ -102,8 +108,9 @@ func (c *Controller) idleSince(h slottable.HostID) time.Time {
 // Waiting returns the external leases waiting in the queue that have never
 // started, in queue order.
 func (c *Controller) Waiting() []*scheduler.Lease {
-	var out []*scheduler.Lease
-	for _, id := range c.s.Queue() {
+	q := c.s.Queue()
+	out := make([]*scheduler.Lease, 0, len(q))
+	for _, id := range q {
 		if l := c.s.Lease(id); l != nil && l.Req.Origin == scheduler.External && !l.Started() {
 			out = append(out, l)
 		}
@@ -130,20 +137,23 @@ func (c *Controller) localNeed(t time.Time) int {
 // hostsFor is n of docs/models.md §5: how many hosts a request of vms VMs of cpu
 // and memory needs, filling the largest hosts first.
 func (c *Controller) hostsFor(vms int, cpu, memory int64) int {
-	var per []int
-	for _, h := range c.s.Table().Hosts() {
+	tab := c.s.Table()
+	per := c.perHost[:0]
+	for i := range tab.NumHosts() {
+		h := slottable.HostID(i)
 		k := vms
 		if cpu > 0 {
-			k = min(k, int(h.Capacity[slottable.CPU]/cpu))
+			k = min(k, int(tab.Capacity(h, slottable.CPU)/cpu))
 		}
 		if memory > 0 {
-			k = min(k, int(h.Capacity[slottable.Memory]/memory))
+			k = min(k, int(tab.Capacity(h, slottable.Memory)/memory))
 		}
 		if k > 0 {
 			per = append(per, k)
 		}
 	}
-	sort.Sort(sort.Reverse(sort.IntSlice(per)))
+	c.perHost = per
+	slices.SortFunc(per, func(a, b int) int { return b - a }) // largest first
 	left := vms
 	for i, k := range per {
 		if left -= k; left <= 0 {

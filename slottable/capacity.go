@@ -22,6 +22,7 @@ func (t *Table) SetCapacity(h HostID, capacity Resources) error {
 	}
 	old := t.hosts[h].Capacity
 	t.hosts[h].Capacity = slices.Clone(capacity)
+	copy(t.capv[int(h)*len(capacity):], capacity)
 	t.touch(h) // counts against the old capacity no longer hold (countprof.go)
 	for j := range capacity {
 		if capacity[j] > old[j] {

@@ -296,21 +296,13 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 }
 
 // roomy reports whether host h holds N VMs even at its peak usage over
-// all time (read off the root's aggregate, O(1)); ignoring reservations
-// only lowers usage, so it holds for any Ignore too.
+// all time (the root's aggregate, kept in Table.peak: O(1)); ignoring
+// reservations only lowers usage, so it holds for any Ignore too.
 func (s *fitSweep) roomy(h HostID) bool {
-	p, root := &s.t.cp[h], s.t.cpRoot[h]
-	if len(s.peak) != p.dims {
-		s.peak = make([]int64, p.dims)
-	}
-	clear(s.peak)
-	if root >= 0 {
-		o := int(root)*3*p.dims + 2*p.dims
-		for j := range s.peak {
-			s.peak[j] = max(0, p.vec[o+j])
-		}
-	}
-	return fitCount(s.t.hosts[h].Capacity, s.peak, s.q.Per, s.q.N) >= s.q.N
+	t := s.t
+	d := len(t.names)
+	o := int(h) * d
+	return fitCount(t.capv[o:o+d], t.peak[o:o+d], s.q.Per, s.q.N) >= s.q.N
 }
 
 // step moves host h's level stack to the value v at time at, emitting the

@@ -21,6 +21,13 @@ type Table struct {
 	prof   []*profCell // per host: its last count profile (countprof.go)
 	ms     mset        // every host's change points, with counts
 
+	// peak and capv hold, host after host (Dims values each), the
+	// host's peak usage over all time (at least 0: its treap root's
+	// aggregate) and its capacity: fitSweep.roomy reads every host's
+	// from these two flat arrays rather than from the hosts' own.
+	peak []int64
+	capv []int64
+
 	rs     []Reservation // by slot; ID 0 marks a free slot
 	absent []absence     // by slot: when its usage was not in the table (freed.go)
 	raised []uint64      // by slot: 1 + the sequence number of the raised entry its Add logged, 0 for none (raised.go)
@@ -85,6 +92,8 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	t.hosts = append(t.hosts, Host{ID: id, Name: name, Capacity: slices.Clone(capacity)})
 	t.cp = append(t.cp, cpPool{dims: len(t.names), rng: prng{s: 0x5107_7ab1e + uint64(id)}})
 	t.cpRoot = append(t.cpRoot, nilNode)
+	t.peak = append(t.peak, make([]int64, len(t.names))...)
+	t.capv = append(t.capv, capacity...)
 	t.ver = append(t.ver, 0)
 	t.prof = append(t.prof, new(profCell))
 	t.itRoot = append(t.itRoot, nilNode)
@@ -103,6 +112,23 @@ func (t *Table) Host(id HostID) (Host, bool) {
 	h := t.hosts[id]
 	h.Capacity = slices.Clone(h.Capacity)
 	return h, true
+}
+
+// Capacity returns host h's capacity in dimension dim (0 for a host or
+// dimension the table does not have), without copying the vector.
+func (t *Table) Capacity(h HostID, dim int) int64 {
+	if !t.validHost(h) || dim < 0 || dim >= len(t.hosts[h].Capacity) {
+		return 0
+	}
+	return t.hosts[h].Capacity[dim]
+}
+
+// HostName returns host h's name ("" for a host the table does not have).
+func (t *Table) HostName(h HostID) string {
+	if !t.validHost(h) {
+		return ""
+	}
+	return t.hosts[h].Name
 }
 
 // Hosts returns every host, in ID order.
@@ -183,8 +209,16 @@ func (t *Table) applyDelta(h HostID, key int64, res Resources, sign int64) {
 	if allZero(res) {
 		return
 	}
-	root, ch := t.cp[h].add(t.cpRoot[h], key, res, sign)
+	p := &t.cp[h]
+	root, ch := p.add(t.cpRoot[h], key, res, sign)
 	t.cpRoot[h] = root
+	peak := t.peak[int(h)*p.dims : int(h+1)*p.dims]
+	clear(peak)
+	if root >= 0 {
+		for j, v := range p.vec[int(root)*3*p.dims+2*p.dims:][:p.dims] {
+			peak[j] = max(0, v)
+		}
+	}
 	t.touch(h)
 	switch {
 	case ch > 0:
@@ -394,6 +428,8 @@ func (t *Table) Clone() *Table {
 		hosts:    make([]Host, len(t.hosts)),
 		cp:       make([]cpPool, len(t.cp)),
 		cpRoot:   slices.Clone(t.cpRoot),
+		peak:     slices.Clone(t.peak),
+		capv:     slices.Clone(t.capv),
 		ver:      slices.Clone(t.ver),
 		prof:     make([]*profCell, len(t.prof)), // made afresh below: profiles are not shared
 		ms:       t.ms.clone(),

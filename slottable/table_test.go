@@ -327,3 +327,34 @@ func TestZeroReservation(t *testing.T) {
 		t.Errorf("Check() = %v", err)
 	}
 }
+
+// TestCapacityAndName checks the host readers that copy nothing: a
+// host's capacity by dimension and its name, zero for what is not there.
+func TestCapacityAndName(t *testing.T) {
+	tab := New()
+	a, _ := tab.AddHost("a", Resources{400, 2048})
+	b, _ := tab.AddHost("b", Resources{100, 512})
+	if got := tab.Capacity(a, Memory); got != 2048 {
+		t.Errorf("Capacity(a, Memory) = %d, want 2048", got)
+	}
+	if got := tab.Capacity(b, CPU); got != 100 {
+		t.Errorf("Capacity(b, CPU) = %d, want 100", got)
+	}
+	if err := tab.SetCapacity(b, Resources{300, 512}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Capacity(b, CPU); got != 300 {
+		t.Errorf("Capacity(b, CPU) after SetCapacity = %d, want 300", got)
+	}
+	for _, c := range []struct {
+		h   HostID
+		dim int
+	}{{HostID(2), CPU}, {HostID(-1), CPU}, {a, 2}, {a, -1}} {
+		if got := tab.Capacity(c.h, c.dim); got != 0 {
+			t.Errorf("Capacity(%d, %d) = %d, want 0", c.h, c.dim, got)
+		}
+	}
+	if tab.HostName(a) != "a" || tab.HostName(b) != "b" || tab.HostName(2) != "" {
+		t.Errorf("HostName = %q %q %q, want a b and empty", tab.HostName(a), tab.HostName(b), tab.HostName(2))
+	}
+}
