@@ -298,9 +298,12 @@ func (t *Table) withoutQuery(q Query, lease uint64) (Query, bool) {
 			slot, _ := t.byID.get(id)
 			q.ignoreSlots = append(q.ignoreSlots, slot)
 		}
-		slices.SortFunc(q.ignoreSlots, func(a, b int32) int {
+		byHost := func(a, b int32) int {
 			return cmp.Or(cmp.Compare(t.rs[a].Host, t.rs[b].Host), cmp.Compare(a, b))
-		})
+		}
+		if !slices.IsSortedFunc(q.ignoreSlots, byHost) { // a plan reserved host after host often is
+			slices.SortFunc(q.ignoreSlots, byHost)
+		}
 		for i, slot := range q.ignoreSlots {
 			q.ignoreOn[i] = t.rs[slot].Host
 		}
