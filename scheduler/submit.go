@@ -199,6 +199,9 @@ func (s *Scheduler) planQueuedScratch(l *Lease, now time.Time, mayReserve bool, 
 	if s.table.Holds(&l.scratch) {
 		l.fit = l.scratch
 	}
+	if s.table.MemoAge(&l.fit) > scratchMemoReach {
+		l.fit = slottable.FitMemo{} // searched from nothing: see scratchMemoReach
+	}
 	mark := s.table.FreedMark()
 	planned := s.planQueued(l, now, mayReserve, was)
 	l.scratch = l.fit

@@ -146,6 +146,16 @@ func (f *freedLog) index(seq uint64) int {
 // FreedMark is the sequence number the next freed interval gets.
 func (t *Table) FreedMark() uint64 { return t.freed.next }
 
+// MemoAge returns how many entries the history has logged since m was
+// made: what a search from m reads (0 for a memo that holds nothing on
+// this table).
+func (t *Table) MemoAge(m *FitMemo) uint64 {
+	if m.log != &t.freed || m.mark > t.freed.next {
+		return 0
+	}
+	return t.freed.next - m.mark
+}
+
 // logFreed records that host h's usage went down by res over [s, e)
 // because a reservation of lease was removed (removed) or shortened; ab
 // is when the reservation was not in the table; [pairLo, pairHi) the

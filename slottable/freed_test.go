@@ -493,3 +493,43 @@ func TestRenumberAll(t *testing.T) {
 		t.Fatalf("after the unknown ID: %v (was %d, 999, %d)", batch, known, byLease[2][1])
 	}
 }
+
+// TestMemoAge checks how much history a memo would have a search read:
+// none right after it is made, one entry per change since (an Add logs
+// raised usage, a Remove freed usage), none for an empty memo or one made
+// on another table.
+func TestMemoAge(t *testing.T) {
+	tab := New()
+	if _, err := tab.AddHost("h", Resources{400, 2048}); err != nil {
+		t.Fatal(err)
+	}
+	tab.TrackFreed(true)
+	q := Query{N: 1, Per: Resources{100, 512}, Duration: time.Minute, From: base}
+	var m FitMemo
+	if _, ok := tab.EarliestFitMemo(q, 9, &m); !ok {
+		t.Fatal("no fit on an empty host")
+	}
+	if got := tab.MemoAge(&m); got != 0 {
+		t.Fatalf("age right after the search = %d, want 0", got)
+	}
+	var ids []ResID
+	for i := range 3 {
+		id, err := tab.Add(Reservation{Lease: 1, Host: 0, Start: base.Add(time.Duration(i) * time.Hour), End: base.Add(time.Duration(i+1) * time.Hour), Res: Resources{100, 512}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := tab.Remove(ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.MemoAge(&m); got != 4 {
+		t.Fatalf("age after three adds and a removal = %d, want 4", got)
+	}
+	if got := tab.MemoAge(&FitMemo{}); got != 0 {
+		t.Errorf("age of an empty memo = %d, want 0", got)
+	}
+	if got := tab.Clone().MemoAge(&m); got != 0 {
+		t.Errorf("age on a clone = %d, want 0 (the memo is not about it)", got)
+	}
+}
