@@ -1,6 +1,7 @@
 package energyctl
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -153,7 +154,7 @@ func (c *Controller) hostsFor(vms int, cpu, memory int64) int {
 		}
 	}
 	c.perHost = per
-	slices.SortFunc(per, func(a, b int) int { return b - a }) // largest first
+	slices.SortFunc(per, func(a, b int) int { return cmp.Compare(b, a) }) // largest first
 	left := vms
 	for i, k := range per {
 		if left -= k; left <= 0 {
