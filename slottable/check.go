@@ -175,10 +175,7 @@ func (t *Table) checkProfiles() error {
 		}
 		d := cp.dims
 		for j := range d {
-			want := int64(0)
-			if r := t.cpRoot[h]; r >= 0 {
-				want = max(0, cp.vec[int(r)*3*d+2*d+j])
-			}
+			want := max(0, cp.whole(t.cpRoot[h], j).m)
 			if t.peak[h*d+j] != want || t.capv[h*d+j] != t.hosts[h].Capacity[j] {
 				return corrupt("host %d: flat peak %d and capacity %d in dimension %d, want %d and %d",
 					h, t.peak[h*d+j], t.capv[h*d+j], j, want, t.hosts[h].Capacity[j])

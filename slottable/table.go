@@ -213,11 +213,8 @@ func (t *Table) applyDelta(h HostID, key int64, res Resources, sign int64) {
 	root, ch := p.add(t.cpRoot[h], key, res, sign)
 	t.cpRoot[h] = root
 	peak := t.peak[int(h)*p.dims : int(h+1)*p.dims]
-	clear(peak)
-	if root >= 0 {
-		for j, v := range p.vec[int(root)*3*p.dims+2*p.dims:][:p.dims] {
-			peak[j] = max(0, v)
-		}
+	for j := range peak {
+		peak[j] = max(0, p.whole(root, j).m) // 0 for an empty treap
 	}
 	t.touch(h)
 	switch {
