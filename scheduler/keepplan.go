@@ -101,9 +101,9 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 	if !slices.Equal(hosts, l.plan[0].hosts) {
 		s.exact = false // the hosts in another order than from scratch (exact.go)
 	}
-	var buf, buf2 [32]slottable.HostID
 	var obuf [32]hostRes
-	order := appendDistinct(buf2[:0], hosts) // reserve's order
+	order := appendDistinct(s.hostBuf(0, len(hosts)), hosts) // reserve's order
+	defer s.keepHostBuf(0, order)
 	for i := range l.plan {
 		ph := &l.plan[i]
 		if !s.inOrder(ph, order) {
@@ -111,9 +111,11 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 			// distinct host, in the order of their first VMs), put in
 			// reserve's order.
 			olds := hostReses(obuf[:0])
-			for j, h := range appendDistinct(buf[:0], ph.hosts) {
+			distinct := appendDistinct(s.hostBuf(1, len(ph.hosts)), ph.hosts)
+			for j, h := range distinct {
 				olds = append(olds, hostRes{h, ph.res[j]})
 			}
+			s.keepHostBuf(1, distinct)
 			slices.SortFunc(olds, func(a, b hostRes) int { return cmp.Compare(a.h, b.h) })
 			ph.res = ph.res[:0]
 			for _, h := range order {
@@ -201,8 +203,8 @@ func countOf(sorted []slottable.HostID, h slottable.HostID) int {
 // and as many distinct hosts as reservations).
 func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID, sp []stepSpec) bool {
 	i, t := 0, start
-	var nbuf, pbuf [32]slottable.HostID
-	now := append(nbuf[:0], hosts...)
+	now := append(s.hostBuf(2, len(hosts)), hosts...)
+	defer s.keepHostBuf(2, now)
 	slices.Sort(now)
 	distinct := 0
 	for k, h := range now {
@@ -210,7 +212,8 @@ func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID
 			distinct++
 		}
 	}
-	prev := pbuf[:0]
+	prev := s.hostBuf(3, len(hosts))
+	defer func() { s.keepHostBuf(3, prev) }()
 	same := l.saved && sameHosts(l.prevHost, hosts)
 	for _, st := range s.onHosts(l, sp, hosts) {
 		if st.d <= 0 || st.kind == phMigrate && same {
@@ -232,6 +235,16 @@ func (s *Scheduler) samePlan(l *Lease, start time.Time, hosts []slottable.HostID
 		i++
 	}
 	return i == len(l.plan)
+}
+
+// hostBuf returns scratch list i of hostBufs, empty, with room for n.
+func (s *Scheduler) hostBuf(i, n int) []slottable.HostID {
+	return slices.Grow(s.hostBufs[i][:0], n)
+}
+
+// keepHostBuf keeps list b, taken from hostBuf(i), for the next use.
+func (s *Scheduler) keepHostBuf(i int, b []slottable.HostID) {
+	s.hostBufs[i] = b[:0]
 }
 
 // distinctHosts lists hosts without repeats, in order of first appearance

@@ -76,8 +76,11 @@ type Scheduler struct {
 	takeAlways    bool
 	giveWaySpared int
 	// optBuf and usedBuf are options' scratch space (plan.go).
-	optBuf    []HostOption
-	usedBuf   slottable.Resources
+	optBuf  []HostOption
+	usedBuf slottable.Resources
+	// hostBufs are relabel's and samePlan's scratch lists of hosts
+	// (keepplan.go), for plans wider than their buffers on the stack.
+	hostBufs  [4][]slottable.HostID
 	resBuf    slottable.Resources // reserve's, which the table copies
 	decisions int
 	now       time.Time

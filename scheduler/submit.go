@@ -57,13 +57,13 @@ func (s *Scheduler) reject(l *Lease, now time.Time, r Reason, detail string) {
 func (s *Scheduler) everFits(l *Lease) bool {
 	per := l.Per()
 	n := 0
-	for _, h := range s.table.Hosts() {
+	for h := range s.table.NumHosts() { // capacities read in place (Hosts copies them)
 		k := -1
 		for d, need := range per {
 			if need <= 0 {
 				continue
 			}
-			if c := int(h.Capacity[d] / need); k < 0 || c < k {
+			if c := int(s.table.Capacity(slottable.HostID(h), d) / need); k < 0 || c < k {
 				k = c
 			}
 		}

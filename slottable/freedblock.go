@@ -100,8 +100,15 @@ func (f *freedLog) forgetBlocks(mark uint64) {
 // blockEnd returns the position of the first entry after position i
 // that is not in the block of the entry at i.
 func (f *freedLog) blockEnd(i int) int {
-	next := (f.ents[i].seq/histBlockLen + 1) * histBlockLen
-	return searchEnd(i, min(i+histBlockLen, len(f.ents)), func(j int) bool { return f.ents[j].seq < next })
+	seq := f.ents[i].seq
+	next := (seq/histBlockLen + 1) * histBlockLen
+	// Sequence numbers rise by at least one a position, so the block ends
+	// by position i + (next - seq), exactly there when none is missing.
+	hi := min(i+int(next-seq), len(f.ents))
+	if f.ents[hi-1].seq < next {
+		return hi
+	}
+	return searchEnd(i, hi, func(j int) bool { return f.ents[j].seq < next })
 }
 
 // searchEnd returns the first position in (i, hi] at which before is
@@ -213,8 +220,13 @@ func (f *freedLog) setGone(x *raisedEntry, gone bool) {
 
 // rblockEnd is blockEnd for the raised entries.
 func (f *freedLog) rblockEnd(i int) int {
-	next := (f.rais[i].seq/histBlockLen + 1) * histBlockLen
-	return searchEnd(i, min(i+histBlockLen, len(f.rais)), func(j int) bool { return f.rais[j].seq < next })
+	seq := f.rais[i].seq
+	next := (seq/histBlockLen + 1) * histBlockLen
+	hi := min(i+int(next-seq), len(f.rais)) // as in blockEnd
+	if f.rais[hi-1].seq < next {
+		return hi
+	}
+	return searchEnd(i, hi, func(j int) bool { return f.rais[j].seq < next })
 }
 
 // rskippable reports whether changedSince may jump over the block of the

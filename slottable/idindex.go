@@ -69,10 +69,7 @@ func (x *idIndex) del(k ResID) {
 		}
 	}
 	for j := (i + 1) & mask; x.keys[j] != 0; j = (j + 1) & mask {
-		// The entry at j may move to the hole at i unless its home lies
-		// in (i, j], cyclically.
-		h := x.home(x.keys[j])
-		if i <= j && (h <= i || h > j) || i > j && h <= i && h > j {
+		if probeMayFill(x.home(x.keys[j]), i, j) {
 			x.keys[i], x.vals[i] = x.keys[j], x.vals[j]
 			i = j
 		}

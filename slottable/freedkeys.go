@@ -1,0 +1,116 @@
+package slottable
+
+// freedKeys maps a removed reservation's key (lease, host, interval) to
+// the sequence number of its latest removal entry, for readded to find
+// that entry when the same reservation is added again: an open-addressing
+// hash table with linear probing, as idIndex. A Go map keyed by the
+// 32-byte struct hashed it with the generic hash and was 4 % of the
+// 30-day runs under energy management (logFreed, readded, ForgetFreed).
+type freedKeys struct {
+	slots []freedSlot
+	n     int
+	shift uint // 64 - log2(len(slots))
+}
+
+// freedSlot is one entry of freedKeys; seq1 is 1 + the sequence number,
+// 0 for an empty slot.
+type freedSlot struct {
+	k    freedKey
+	seq1 uint64
+}
+
+// home is where key k's probe starts: its fields mixed (each spread by
+// an odd multiplier, then the whole by a finaliser), top bits taken.
+func (x *freedKeys) home(k freedKey) int {
+	h := k.lease*0x9E3779B97F4A7C15 ^ uint64(k.host)*0xC2B2AE3D27D4EB4F ^
+		uint64(k.s)*0x165667B19E3779F9 ^ uint64(k.e)*0xD6E8FEB86659FD93
+	h ^= h >> 32
+	h *= 0xBF58476D1CE4E5B9
+	return int(h >> x.shift)
+}
+
+// find returns the slot holding k, or -1.
+func (x *freedKeys) find(k freedKey) int {
+	if x.n == 0 {
+		return -1
+	}
+	mask := len(x.slots) - 1
+	for i := x.home(k); ; i = (i + 1) & mask {
+		switch s := &x.slots[i]; {
+		case s.seq1 == 0:
+			return -1
+		case s.k == k:
+			return i
+		}
+	}
+}
+
+// get returns the sequence number k maps to.
+func (x *freedKeys) get(k freedKey) (uint64, bool) {
+	if i := x.find(k); i >= 0 {
+		return x.slots[i].seq1 - 1, true
+	}
+	return 0, false
+}
+
+// set maps k to seq.
+func (x *freedKeys) set(k freedKey, seq uint64) {
+	if 4*(x.n+1) > 3*len(x.slots) {
+		x.grow()
+	}
+	mask := len(x.slots) - 1
+	for i := x.home(k); ; i = (i + 1) & mask {
+		s := &x.slots[i]
+		if s.seq1 != 0 && s.k != k {
+			continue
+		}
+		if s.seq1 == 0 {
+			x.n++
+		}
+		s.k, s.seq1 = k, seq+1
+		return
+	}
+}
+
+// del removes k, if there, moving the slots after it back so that no
+// probe sequence has a hole.
+func (x *freedKeys) del(k freedKey) {
+	i := x.find(k)
+	if i < 0 {
+		return
+	}
+	mask := len(x.slots) - 1
+	for j := (i + 1) & mask; x.slots[j].seq1 != 0; j = (j + 1) & mask {
+		if probeMayFill(x.home(x.slots[j].k), i, j) {
+			x.slots[i] = x.slots[j]
+			i = j
+		}
+	}
+	x.slots[i] = freedSlot{}
+	x.n--
+}
+
+// probeMayFill reports whether the entry at slot j of a linear-probing
+// table, whose probe started at home, may move back to a hole at slot i:
+// unless home lies in (i, j], cyclically.
+func probeMayFill(home, i, j int) bool {
+	return i <= j && (home <= i || home > j) || i > j && home <= i && home > j
+}
+
+// grow doubles the room (or makes the first).
+func (x *freedKeys) grow() {
+	old := x.slots
+	size := max(minIDIndex, 2*len(old))
+	x.slots, x.n, x.shift = make([]freedSlot, size), 0, 64
+	for s := size; s > 1; s >>= 1 {
+		x.shift--
+	}
+	for _, s := range old {
+		if s.seq1 != 0 {
+			x.set(s.k, s.seq1-1)
+		}
+	}
+}
+
+// len is the number of keys.
+func (x *freedKeys) len() int { return x.n }
