@@ -55,21 +55,18 @@ func (x *freedKeys) get(k freedKey) (uint64, bool) {
 
 // set maps k to seq.
 func (x *freedKeys) set(k freedKey, seq uint64) {
-	if 4*(x.n+1) > 3*len(x.slots) {
+	if overLoaded(x.n+1, len(x.slots)) {
 		x.grow()
 	}
 	mask := len(x.slots) - 1
-	for i := x.home(k); ; i = (i + 1) & mask {
-		s := &x.slots[i]
-		if s.seq1 != 0 && s.k != k {
-			continue
-		}
-		if s.seq1 == 0 {
-			x.n++
-		}
-		s.k, s.seq1 = k, seq+1
-		return
+	i := x.home(k)
+	for x.slots[i].seq1 != 0 && x.slots[i].k != k {
+		i = (i + 1) & mask
 	}
+	if x.slots[i].seq1 == 0 {
+		x.n++
+	}
+	x.slots[i] = freedSlot{k: k, seq1: seq + 1}
 }
 
 // del removes k, if there, moving the slots after it back so that no

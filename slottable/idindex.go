@@ -38,7 +38,7 @@ func (x *idIndex) get(k ResID) (int32, bool) {
 
 // set maps k (not 0) to v.
 func (x *idIndex) set(k ResID, v int32) {
-	if 4*(x.n+1) > 3*len(x.keys) {
+	if overLoaded(x.n+1, len(x.keys)) {
 		x.grow()
 	}
 	mask := len(x.keys) - 1
@@ -77,6 +77,10 @@ func (x *idIndex) del(k ResID) {
 	x.keys[i], x.vals[i] = 0, 0
 	x.n--
 }
+
+// overLoaded reports whether n keys in a linear-probing table of size
+// slots fill more than three quarters of it (then it grows).
+func overLoaded(n, size int) bool { return 4*n > 3*size }
 
 // grow doubles the room (or makes the first).
 func (x *idIndex) grow() {
