@@ -125,10 +125,7 @@ func (t *Table) ForgetFreed(mark uint64) {
 	}
 	n := f.index(mark)
 	for _, e := range f.ents[:n] {
-		k := freedKey{e.lease, e.host, e.s, e.e}
-		if seq, ok := f.byKey.get(k); ok && seq < mark {
-			f.byKey.del(k)
-		}
+		f.byKey.takeBefore(freedKey{e.lease, e.host, e.s, e.e}, mark)
 		if !e.void {
 			f.live--
 		}
@@ -203,12 +200,10 @@ func (t *Table) readded(r *Reservation, s, e int64) (absence, uint64, bool) {
 	if !f.on || f.byKey.len() == 0 {
 		return absence{}, 0, false
 	}
-	k := freedKey{r.Lease, r.Host, s, e}
-	seq, ok := f.byKey.get(k)
+	seq, ok := f.byKey.takeBefore(freedKey{r.Lease, r.Host, s, e}, ^uint64(0))
 	if !ok {
 		return absence{}, 0, false
 	}
-	f.byKey.del(k)
 	i := f.index(seq)
 	if i == len(f.ents) || f.ents[i].seq != seq || !slices.Equal(f.ents[i].res, r.Res) {
 		return absence{}, 0, false

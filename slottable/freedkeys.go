@@ -45,14 +45,6 @@ func (x *freedKeys) find(k freedKey) int {
 	}
 }
 
-// get returns the sequence number k maps to.
-func (x *freedKeys) get(k freedKey) (uint64, bool) {
-	if i := x.find(k); i >= 0 {
-		return x.slots[i].seq1 - 1, true
-	}
-	return 0, false
-}
-
 // set maps k to seq.
 func (x *freedKeys) set(k freedKey, seq uint64) {
 	if overLoaded(x.n+1, len(x.slots)) {
@@ -69,13 +61,21 @@ func (x *freedKeys) set(k freedKey, seq uint64) {
 	x.slots[i] = freedSlot{k: k, seq1: seq + 1}
 }
 
-// del removes k, if there, moving the slots after it back so that no
-// probe sequence has a hole.
-func (x *freedKeys) del(k freedKey) {
+// takeBefore removes k when it maps to a sequence number below limit
+// and returns that number: one probe where get and del would make two.
+func (x *freedKeys) takeBefore(k freedKey, limit uint64) (uint64, bool) {
 	i := x.find(k)
-	if i < 0 {
-		return
+	if i < 0 || x.slots[i].seq1-1 >= limit {
+		return 0, false
 	}
+	seq := x.slots[i].seq1 - 1
+	x.delAt(i)
+	return seq, true
+}
+
+// delAt empties slot i, moving the slots after it back so that no probe
+// sequence has a hole.
+func (x *freedKeys) delAt(i int) {
 	mask := len(x.slots) - 1
 	for j := (i + 1) & mask; x.slots[j].seq1 != 0; j = (j + 1) & mask {
 		if probeMayFill(x.home(x.slots[j].k), i, j) {

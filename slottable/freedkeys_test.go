@@ -6,7 +6,7 @@ import (
 )
 
 // TestFreedKeysAgainstMap drives freedKeys and a Go map with the same
-// sets, overwrites and deletions over a small key space (so probes
+// sets, overwrites and takings over a small key space (so probes
 // collide, wrap around the end and delete from the middle of a run) and
 // compares every key's lookup after each step.
 func TestFreedKeysAgainstMap(t *testing.T) {
@@ -25,26 +25,46 @@ func TestFreedKeysAgainstMap(t *testing.T) {
 				seq := uint64(r.IntN(1 << 30))
 				x.set(k, seq)
 				m[k] = seq
-			default:
-				x.del(k)
-				delete(m, k)
+			default: // taken when below a limit, or whatever it is
+				limit := uint64(r.IntN(1 << 30))
+				if op == 9 {
+					limit = ^uint64(0)
+				}
+				want, wok := m[k]
+				wok = wok && want < limit
+				if wok {
+					delete(m, k)
+				} else {
+					want = 0
+				}
+				if got, gok := x.takeBefore(k, limit); got != want || gok != wok {
+					t.Fatalf("seed %d step %d: takeBefore(%v, %d) = %d %v, map %d %v", seed, step, k, limit, got, gok, want, wok)
+				}
 			}
 			q := key()
-			got, gok := x.get(q)
+			got, gok := lookup(&x, q)
 			want, wok := m[q]
 			if got != want || gok != wok {
-				t.Fatalf("seed %d step %d: get(%v) = %d %v, map %d %v", seed, step, q, got, gok, want, wok)
+				t.Fatalf("seed %d step %d: lookup(%v) = %d %v, map %d %v", seed, step, q, got, gok, want, wok)
 			}
 			if x.len() != len(m) {
 				t.Fatalf("seed %d step %d: len %d, map %d", seed, step, x.len(), len(m))
 			}
 		}
 		for k, want := range m {
-			if got, ok := x.get(k); !ok || got != want {
-				t.Fatalf("seed %d: get(%v) = %d %v at the end, map %d", seed, k, got, ok, want)
+			if got, ok := lookup(&x, k); !ok || got != want {
+				t.Fatalf("seed %d: lookup(%v) = %d %v at the end, map %d", seed, k, got, ok, want)
 			}
 		}
 	}
+}
+
+// lookup returns the sequence number x maps k to.
+func lookup(x *freedKeys, k freedKey) (uint64, bool) {
+	if i := x.find(k); i >= 0 {
+		return x.slots[i].seq1 - 1, true
+	}
+	return 0, false
 }
 
 // TestBlockEnds checks blockEnd and rblockEnd, at every position, against
