@@ -68,7 +68,7 @@ func TestCountProfileSameAnswers(t *testing.T) {
 				wantAt, wantAtOK := tab.fitAt(qa, lo, d, uint64(max(p.lease, 0)), own)
 				// The same asked as EarliestFitWithout asks it: the
 				// lease's own reservations left out by slot, host by host.
-				qw, ownW := tab.withoutQuery(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from}, uint64(max(p.lease, 0)), nil)
+				qw, ownW := tab.withoutQuery(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from}, uint64(max(p.lease, 0)), new(withoutBuf))
 				wantW, wantWOK, wantWMost := tab.earliestFit(qw)
 				wantWStarts := tab.freedStarts(qw, uint64(max(p.lease, 0)), mark, lo, lo+int64(40*g.unit), d, posInf)
 				wantWAt, wantWAtOK := tab.fitAt(qw, lo, d, uint64(max(p.lease, 0)), ownW)

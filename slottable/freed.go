@@ -306,16 +306,13 @@ type withoutBuf struct {
 var withoutBufs = sync.Pool{New: func() any { return new(withoutBuf) }}
 
 // withoutQuery returns q with lease's reservations left out (an Ignore,
-// and the hosts and slots that hold them, in b's room when b is not
-// nil), and whether it has any.
+// and the hosts and slots that hold them, in b's room), and whether it
+// has any.
 func (t *Table) withoutQuery(q Query, lease uint64, b *withoutBuf) (Query, bool) {
 	own := len(t.lease[lease]) > 0
 	if own {
 		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
 		n := len(t.lease[lease])
-		if b == nil {
-			b = new(withoutBuf)
-		}
 		q.ignoreOn, q.ignoreSlots = slices.Grow(b.on[:0], n)[:n], slices.Grow(b.slots[:0], n)
 		for _, id := range t.lease[lease] {
 			slot, _ := t.byID.get(id)
