@@ -2,6 +2,7 @@ package slottable
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -140,24 +141,17 @@ func (t *Table) checkITree(h HostID, n, p int32, prev *int32) (int, error) {
 	return a + b + 1, err
 }
 
-// checkProfiles checks every host's change-point treap: key and heap
-// order, aggregates, no all-zero deltas, deltas equal to what the
-// reservations imply, and the pool's node accounting.
+// checkProfiles checks every host's change-point tree (checkCP), that
+// its deltas are what the reservations imply, none all zero, and the
+// flat copies of its peak and capacity.
 func (t *Table) checkProfiles() error {
 	for h := range t.hosts {
 		want := t.expectedDeltas(HostID(h))
-		prev := int64(negInf)
-		first := true
 		cp := &t.cp[h]
-		n, err := t.checkCP(HostID(h), t.cpRoot[h], nilNode, func(n int32) error {
-			k := cp.nodes[n].key
-			if !first && k <= prev {
-				return corrupt("host %d: change points out of order at %d", h, k)
-			}
-			first, prev = false, k
+		err := t.checkCP(HostID(h), func(k int64, delta []int64) error {
 			d, ok := want[k]
-			if !ok || !equal(d, cp.delta(n)) {
-				return corrupt("host %d: delta at %d is %v, want %v", h, k, cp.delta(n), d)
+			if !ok || !equal(d, delta) {
+				return corrupt("host %d: delta at %d is %v, want %v", h, k, delta, d)
 			}
 			delete(want, k)
 			return nil
@@ -170,12 +164,9 @@ func (t *Table) checkProfiles() error {
 				return corrupt("host %d: missing change point %d", h, k)
 			}
 		}
-		if n+len(cp.free) != len(cp.nodes) {
-			return corrupt("host %d: %d change points reached, %d free, %d nodes", h, n, len(cp.free), len(cp.nodes))
-		}
 		d := cp.dims
 		for j := range d {
-			want := max(0, cp.whole(t.cpRoot[h], j).m)
+			want := max(0, cp.whole(j).m)
 			if t.peak[h*d+j] != want || t.capv[h*d+j] != t.hosts[h].Capacity[j] {
 				return corrupt("host %d: flat peak %d and capacity %d in dimension %d, want %d and %d",
 					h, t.peak[h*d+j], t.capv[h*d+j], j, want, t.hosts[h].Capacity[j])
@@ -222,49 +213,111 @@ func equal(a, b []int64) bool {
 	return true
 }
 
-// checkCP checks heap order and aggregates of the change-point treap at n
-// (under parent p), calling visit in order; it returns the size.
-func (t *Table) checkCP(h HostID, n, p int32, visit func(int32) error) (int, error) {
-	if n < 0 {
-		return 0, nil
-	}
-	cp := &t.cp[h]
-	nd := cp.nodes[n]
-	if p >= 0 && nd.prio > cp.nodes[p].prio {
-		return 0, corrupt("change-point heap order at node %d", n)
-	}
-	a, err := t.checkCP(h, nd.l, n, visit)
-	if err != nil {
-		return 0, err
-	}
-	if err := visit(n); err != nil {
-		return 0, err
-	}
-	b, err := t.checkCP(h, nd.r, n, visit)
-	if err != nil {
-		return 0, err
-	}
-	for j := range t.Dims() {
-		w := cp.single(n, j)
-		if nd.l >= 0 {
-			w = cp.whole(nd.l, j).then(w)
+// checkCP checks host h's change-point tree: keys in order, no empty
+// node, every leaf at one depth and linked to its neighbours in order,
+// each child's smallest key and summary as its parent keeps them, the
+// whole tree's summary, the count of change points and the nodes'
+// accounting. It calls visit on every change point in order.
+func (t *Table) checkCP(h HostID, visit func(key int64, delta []int64) error) error {
+	p := &t.cp[h]
+	c := cpCheck{p: p, h: h, visit: visit, depth: -1, last: nilNode}
+	if p.root >= 0 {
+		s, m := make([]int64, p.dims), make([]int64, p.dims)
+		if err := c.node(p.root, 0, s, m); err != nil {
+			return err
 		}
-		if nd.r >= 0 {
-			w = w.then(cp.whole(nd.r, j))
+		for j := range p.dims {
+			if p.top[j] != s[j] || p.top[p.dims+j] != m[j] {
+				return corrupt("host %d: change-point tree summary %v, want sum %v and peak %v", h, p.top, s, m)
+			}
 		}
-		if w != cp.whole(n, j) {
-			return 0, corrupt("change-point aggregate at node %d", n)
+		if p.nodes[c.last].next != nilNode {
+			return corrupt("host %d: last change-point leaf links on to %d", h, p.nodes[c.last].next)
+		}
+	} else if !allZero(p.top) {
+		return corrupt("host %d: empty change-point tree with summary %v", h, p.top)
+	}
+	if c.points != p.n {
+		return corrupt("host %d: %d change points reached, %d counted", h, c.points, p.n)
+	}
+	if c.nodes+len(p.free) != len(p.nodes) {
+		return corrupt("host %d: %d change-point nodes reached, %d free, %d in all", h, c.nodes, len(p.free), len(p.nodes))
+	}
+	return nil
+}
+
+// cpCheck is the state of checkCP's walk.
+type cpCheck struct {
+	p             *cpTree
+	h             HostID
+	visit         func(int64, []int64) error
+	depth         int   // the leaves' depth, -1 before the first
+	last          int32 // the last leaf reached
+	prev          int64 // the last key reached
+	points, nodes int
+}
+
+// node checks subtree n at depth dep and writes its summary to sum, mx.
+func (c *cpCheck) node(n int32, dep int, sum, mx []int64) error {
+	p := c.p
+	nd := &p.nodes[n]
+	c.nodes++
+	if nd.cnt < 1 || nd.cnt > cpFan {
+		return corrupt("host %d: change-point node %d holds %d entries", c.h, n, nd.cnt)
+	}
+	for j := range sum {
+		sum[j], mx[j] = 0, math.MinInt64
+	}
+	if nd.leaf {
+		if c.depth >= 0 && dep != c.depth {
+			return corrupt("host %d: change-point leaves at depths %d and %d", c.h, c.depth, dep)
+		}
+		c.depth = dep
+		if nd.prev != c.last || (c.last >= 0 && p.nodes[c.last].next != n) {
+			return corrupt("host %d: change-point leaf %d not linked after leaf %d", c.h, n, c.last)
+		}
+		c.last = n
+		for e := range nd.cnt {
+			k, d := nd.keys[e], p.leafDelta(n, e)
+			if c.points > 0 && k <= c.prev {
+				return corrupt("host %d: change points out of order at %d", c.h, k)
+			}
+			c.prev = k
+			c.points++
+			if err := c.visit(k, d); err != nil {
+				return err
+			}
+			for j, v := range d {
+				sum[j] += v
+				mx[j] = max(mx[j], sum[j])
+			}
+		}
+		return nil
+	}
+	s, m := make([]int64, p.dims), make([]int64, p.dims)
+	for k := range nd.cnt {
+		kid := nd.kids[k]
+		if err := c.node(kid, dep+1, s, m); err != nil {
+			return err
+		}
+		if nd.keys[k] != p.nodes[kid].keys[0] || !equal(s, p.kidSum(n, k)) || !equal(m, p.kidMax(n, k)) {
+			return corrupt("host %d: change-point node %d keeps child %d as from %d, %v, %v; want from %d, %v, %v",
+				c.h, n, k, nd.keys[k], p.kidSum(n, k), p.kidMax(n, k), p.nodes[kid].keys[0], s, m)
+		}
+		for j := range sum {
+			mx[j] = max(mx[j], sum[j]+m[j])
+			sum[j] += s[j]
 		}
 	}
-	return a + b + 1, nil
+	return nil
 }
 
 // checkMset checks the global multiset against the hosts' change points.
 func (t *Table) checkMset() error {
 	want := make(map[int64]int32)
 	for h := range t.hosts {
-		_, _ = t.checkCP(HostID(h), t.cpRoot[h], nilNode, func(n int32) error {
-			want[t.cp[h].nodes[n].key]++
+		_ = t.checkCP(HostID(h), func(k int64, _ []int64) error {
+			want[k]++
 			return nil
 		})
 	}

@@ -129,9 +129,8 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 		usage = make([]int64, 0, t.Dims())
 	}
 	usage = usage[:t.Dims()]
-	var sbuf [32]int32
-	stack := pool.seek(t.cpRoot[h], negInf, usage, sbuf[:0])
-	k := len(pool.nodes) - len(pool.free) // the host's change points
+	it := pool.seek(negInf, usage)
+	k := pool.n // the host's change points
 	p := &countProfile{ver: ver, c0: fitCount(capy, usage, per, math.MaxInt), at: make([]int64, 0, k), c: make([]int, 0, k),
 		within: withinCapacity(capy, usage)}
 	if old != nil && slices.Equal(old.per, per) {
@@ -139,13 +138,12 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 	} else {
 		p.per = slices.Clone(per)
 	}
-	for len(stack) > 0 {
-		var n int32
-		n, stack = pool.pop(stack)
-		for j, v := range pool.delta(n) {
+	for it.n >= 0 {
+		at := pool.key(it)
+		for j, v := range pool.step(&it) {
 			usage[j] += v
 		}
-		p.at = append(p.at, pool.nodes[n].key)
+		p.at = append(p.at, at)
 		p.c = append(p.c, fitCount(capy, usage, per, math.MaxInt))
 		p.within = p.within && withinCapacity(capy, usage)
 	}

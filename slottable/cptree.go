@@ -1,48 +1,79 @@
 package slottable
 
-// cpNode is one change point of one host's usage profile: a node of that
-// host's treap, keyed by time.
+// cpFan is the most entries a node of a change-point tree holds: change
+// points in a leaf, children in an inner node.
+const cpFan = 32
+
+// cpNode is a node of one host's change-point tree. A leaf holds up to
+// cpFan change points in key order; an inner node up to cpFan children in
+// key order, keys[c] being the smallest key under child c. Every node
+// holds at least one entry, and every leaf lies at the same depth.
 type cpNode struct {
-	key int64
-	treapLink
+	keys       [cpFan]int64
+	kids       [cpFan]int32 // inner nodes: the children
+	cnt        int32
+	leaf       bool
+	prev, next int32 // leaves: the neighbours in key order (nilNode at the ends)
 }
 
-// cpPool holds the nodes of every host's change-point treap (each host has
-// its own root; the nodes share the pool). Node n's vectors live in
-// vec[n*3*dims:]: first the delta at the node's time, then the sum of the
-// deltas in its subtree, then the maximum over the subtree's in-order
-// non-empty prefixes of the prefix sum, dimension by dimension. Freed nodes
-// are recycled through free.
-type cpPool struct {
+// cpTree is one host's usage profile: the times its usage changes, each
+// with its delta vector, in a B+-tree. An inner node keeps beside each
+// child the child's summary, dimension by dimension: the sum of its
+// deltas, and the maximum over its non-empty prefixes of their sums. The
+// usage at a time, and the peak usage over an interval, are then read on
+// a few root-to-leaf paths, and an insert or a removal rewrites one path.
+// A tree of wide nodes rather than a binary one because its nodes are
+// few: on a host with thousands of change points each step down a binary
+// tree was a cache miss (README, "Slot-table scaling").
+type cpTree struct {
 	dims  int
+	root  int32 // nilNode when the host has no change point
+	n     int   // change points
 	nodes []cpNode
-	vec   []int64
+	vec   []int64 // node i's vectors from vec[i*stride()] (see leafDelta, kidSum, kidMax)
 	free  []int32
-	rng   prng
+	top   []int64 // the whole tree's summary: the sum (dims values), then the maximum prefix sum
 }
 
-// stride is the number of int64s one node occupies in vec.
-func (p *cpPool) stride() int { return 3 * p.dims }
+// stride is the number of int64s one node occupies in vec: a leaf uses
+// the first half (one delta vector an entry), an inner node both (the
+// children's sums, then their maximum prefix sums).
+func (p *cpTree) stride() int { return 2 * cpFan * p.dims }
 
-// delta returns node n's delta vector (aliasing the pool).
-func (p *cpPool) delta(n int32) []int64 {
-	o := int(n) * p.stride()
+// leafDelta returns the delta of leaf n's entry e (aliasing the tree).
+func (p *cpTree) leafDelta(n, e int32) []int64 {
+	o := int(n)*p.stride() + int(e)*p.dims
 	return p.vec[o : o+p.dims : o+p.dims]
 }
 
-// clone returns an independent copy of the pool.
-func (p *cpPool) clone() cpPool {
-	return cpPool{
-		dims:  p.dims,
-		nodes: append([]cpNode(nil), p.nodes...),
-		vec:   append([]int64(nil), p.vec...),
-		free:  append([]int32(nil), p.free...),
-		rng:   p.rng,
-	}
+// kidSum and kidMax return the summary that inner node n keeps of its
+// child c (aliasing the tree).
+func (p *cpTree) kidSum(n, c int32) []int64 {
+	o := int(n)*p.stride() + int(c)*p.dims
+	return p.vec[o : o+p.dims : o+p.dims]
 }
 
-// alloc makes a leaf at key holding sign*res.
-func (p *cpPool) alloc(key int64, res Resources, sign int64) int32 {
+func (p *cpTree) kidMax(n, c int32) []int64 {
+	o := int(n)*p.stride() + (cpFan+int(c))*p.dims
+	return p.vec[o : o+p.dims : o+p.dims]
+}
+
+func newCPTree(dims int) cpTree {
+	return cpTree{dims: dims, root: nilNode, top: make([]int64, 2*dims)}
+}
+
+// clone returns an independent copy of the tree.
+func (p *cpTree) clone() cpTree {
+	c := *p
+	c.nodes = append([]cpNode(nil), p.nodes...)
+	c.vec = append([]int64(nil), p.vec...)
+	c.free = append([]int32(nil), p.free...)
+	c.top = append([]int64(nil), p.top...)
+	return c
+}
+
+// alloc returns an empty node.
+func (p *cpTree) alloc(leaf bool) int32 {
 	var n int32
 	if k := len(p.free); k > 0 {
 		n = p.free[k-1]
@@ -50,124 +81,267 @@ func (p *cpPool) alloc(key int64, res Resources, sign int64) int32 {
 	} else {
 		n = int32(len(p.nodes))
 		p.nodes = append(p.nodes, cpNode{})
-		for range p.stride() {
-			p.vec = append(p.vec, 0)
-		}
+		p.vec = append(p.vec, make([]int64, p.stride())...)
 	}
-	p.nodes[n] = cpNode{key: key, treapLink: treapLink{prio: p.rng.next(), l: nilNode, r: nilNode}}
-	d := p.delta(n)
-	for j, v := range res {
-		d[j] = sign * v
-	}
-	p.pull(n)
+	p.nodes[n].cnt, p.nodes[n].leaf = 0, leaf
+	p.nodes[n].prev, p.nodes[n].next = nilNode, nilNode
 	return n
 }
 
-// release puts node n on the free list.
-func (p *cpPool) release(n int32) {
-	p.nodes[n] = cpNode{treapLink: treapLink{l: nilNode, r: nilNode}}
+// release puts node n on the free list, unlinking it from the leaves.
+func (p *cpTree) release(n int32) {
+	nd := &p.nodes[n]
+	if nd.leaf {
+		if nd.prev >= 0 {
+			p.nodes[nd.prev].next = nd.next
+		}
+		if nd.next >= 0 {
+			p.nodes[nd.next].prev = nd.prev
+		}
+	}
+	nd.cnt, nd.prev, nd.next = 0, nilNode, nilNode
 	p.free = append(p.free, n)
 }
 
-// pull recomputes node n's aggregates from its delta and its children.
-func (p *cpPool) pull(n int32) {
-	d := p.dims
-	l, r := p.nodes[n].l, p.nodes[n].r
-	o := int(n) * 3 * d
-	lo, ro := int(l)*3*d, int(r)*3*d
+// summarize writes node n's summary (the sum of its deltas and their
+// largest prefix sum) to sum and mx. n must not be empty.
+func (p *cpTree) summarize(n int32, sum, mx []int64) {
+	nd := &p.nodes[n]
+	d, o := p.dims, int(n)*p.stride()
+	if nd.leaf {
+		for j := range d {
+			s := p.vec[o+j]
+			m := s
+			for e := 1; e < int(nd.cnt); e++ {
+				s += p.vec[o+e*d+j]
+				m = max(m, s)
+			}
+			sum[j], mx[j] = s, m
+		}
+		return
+	}
+	mo := o + cpFan*d
 	for j := range d {
-		s := p.vec[o+j]
-		m := s
-		if l >= 0 {
-			s += p.vec[lo+d+j]
-			m = max(p.vec[lo+2*d+j], s)
+		s, m := p.vec[o+j], p.vec[mo+j]
+		for c := 1; c < int(nd.cnt); c++ {
+			m = max(m, s+p.vec[mo+c*d+j])
+			s += p.vec[o+c*d+j]
 		}
-		if r >= 0 {
-			m = max(m, s+p.vec[ro+2*d+j])
-			s += p.vec[ro+d+j]
-		}
-		p.vec[o+d+j] = s
-		p.vec[o+2*d+j] = m
+		sum[j], mx[j] = s, m
 	}
 }
 
-func (p *cpPool) rotRight(n int32) int32 {
-	l := p.nodes[n].l
-	p.nodes[n].l = p.nodes[l].r
-	p.nodes[l].r = n
-	p.pull(n)
-	p.pull(l)
-	return l
+// shift moves node n's entries [from, cnt) by k places (k = 1 or -1),
+// keys, children and vectors alike, and sets cnt.
+func (p *cpTree) shift(n, from, k int32) {
+	nd := &p.nodes[n]
+	cnt := nd.cnt
+	copy(nd.keys[from+k:cnt+k], nd.keys[from:cnt])
+	d, o := p.dims, int(n)*p.stride()
+	copy(p.vec[o+int(from+k)*d:o+int(cnt+k)*d], p.vec[o+int(from)*d:o+int(cnt)*d])
+	if !nd.leaf {
+		copy(nd.kids[from+k:cnt+k], nd.kids[from:cnt])
+		mo := o + cpFan*d
+		copy(p.vec[mo+int(from+k)*d:mo+int(cnt+k)*d], p.vec[mo+int(from)*d:mo+int(cnt)*d])
+	}
+	nd.cnt = cnt + k
 }
 
-func (p *cpPool) rotLeft(n int32) int32 {
-	r := p.nodes[n].r
-	p.nodes[n].r = p.nodes[r].l
-	p.nodes[r].l = n
-	p.pull(n)
-	p.pull(r)
-	return r
+// split moves the upper half of full node n to a new node, which it
+// returns (linked after n when they are leaves).
+func (p *cpTree) split(n int32) int32 {
+	m := p.alloc(p.nodes[n].leaf)
+	a, b := &p.nodes[n], &p.nodes[m]
+	h := a.cnt / 2
+	k := a.cnt - h
+	copy(b.keys[:k], a.keys[h:a.cnt])
+	d, no, mo := p.dims, int(n)*p.stride(), int(m)*p.stride()
+	copy(p.vec[mo:mo+int(k)*d], p.vec[no+int(h)*d:no+int(a.cnt)*d])
+	if a.leaf {
+		b.prev, b.next = n, a.next
+		if a.next >= 0 {
+			p.nodes[a.next].prev = m
+		}
+		a.next = m
+	} else {
+		copy(b.kids[:k], a.kids[h:a.cnt])
+		x := cpFan * d
+		copy(p.vec[mo+x:mo+x+int(k)*d], p.vec[no+x+int(h)*d:no+x+int(a.cnt)*d])
+	}
+	a.cnt, b.cnt = h, k
+	return m
 }
 
-// add adds sign*res to the delta at key in the treap rooted at n and
-// returns the new root and whether a node was created (+1), deleted
-// because its delta became all zero (-1), or neither (0). res must not be
-// all zero.
-func (p *cpPool) add(n int32, key int64, res Resources, sign int64) (int32, int) {
-	if n < 0 {
-		return p.alloc(key, res, sign), +1
+// cpStep is one step of a descent: the inner node and the child taken.
+type cpStep struct{ n, c int32 }
+
+// add adds sign*res to the delta at key and returns whether a change
+// point was created (+1), deleted because its delta became all zero (-1),
+// or neither (0). res must not be all zero.
+func (p *cpTree) add(key int64, res Resources, sign int64) int {
+	if p.root < 0 {
+		p.root = p.alloc(true)
 	}
-	k := p.nodes[n].key
-	switch {
-	case key < k:
-		c, ch := p.add(p.nodes[n].l, key, res, sign)
-		p.nodes[n].l = c
-		if ch > 0 && p.nodes[c].prio > p.nodes[n].prio {
-			return p.rotRight(n), ch
+	var buf [12]cpStep
+	path := buf[:0]
+	n := p.root
+	for !p.nodes[n].leaf {
+		c := p.childFor(n, key)
+		path = append(path, cpStep{n, c})
+		n = p.nodes[n].kids[c]
+	}
+	nd := &p.nodes[n]
+	e := int32(0)
+	for e < nd.cnt && nd.keys[e] < key {
+		e++
+	}
+	ch := 0
+	right := nilNode // a new right sibling of the node below, for its parent
+	if e < nd.cnt && nd.keys[e] == key {
+		d := p.leafDelta(n, e)
+		zero := true
+		for j, v := range res {
+			d[j] += sign * v
+			if d[j] != 0 {
+				zero = false
+			}
 		}
-		p.pull(n)
-		return n, ch
-	case key > k:
-		c, ch := p.add(p.nodes[n].r, key, res, sign)
-		p.nodes[n].r = c
-		if ch > 0 && p.nodes[c].prio > p.nodes[n].prio {
-			return p.rotLeft(n), ch
+		if zero {
+			p.shift(n, e+1, -1)
+			ch = -1
 		}
-		p.pull(n)
-		return n, ch
-	}
-	d := p.delta(n)
-	zero := true
-	for j, v := range res {
-		d[j] += sign * v
-		if d[j] != 0 {
-			zero = false
+	} else {
+		ch = +1
+		if nd.cnt == cpFan {
+			right = p.split(n)
+			if h := p.nodes[n].cnt; e > h {
+				n, e = right, e-h
+			}
+		}
+		p.shift(n, e, +1)
+		p.nodes[n].keys[e] = key
+		d := p.leafDelta(n, e)
+		for j, v := range res {
+			d[j] = sign * v
 		}
 	}
-	if zero {
-		m := treapMerge(p, p.nodes[n].l, p.nodes[n].r)
-		p.release(n)
-		return m, -1
+	p.n += ch
+	for i := len(path) - 1; i >= 0; i-- {
+		pn, c := path[i].n, path[i].c
+		right = p.update(pn, c, right)
 	}
-	p.pull(n)
-	return n, 0
+	if right >= 0 { // the root split: a new root above the two halves
+		r := p.alloc(false)
+		p.nodes[r].cnt = 2
+		p.nodes[r].kids[0], p.nodes[r].kids[1] = p.root, right
+		p.root = r
+		p.refresh(r, 0)
+		p.refresh(r, 1)
+	}
+	for p.nodes[p.root].cnt == 1 && !p.nodes[p.root].leaf { // a root with one child gives way to it
+		r := p.root
+		p.root = p.nodes[r].kids[0]
+		p.release(r)
+	}
+	if p.nodes[p.root].cnt == 0 {
+		p.release(p.root)
+		p.root = nilNode
+		clear(p.top)
+		return ch
+	}
+	p.summarize(p.root, p.top[:p.dims], p.top[p.dims:])
+	return ch
 }
 
-// prefix adds to out the sum of the deltas at keys <= t.
-func (p *cpPool) prefix(n int32, t int64, out []int64) {
+// childFor returns the child of inner node n whose keys range holds key:
+// the last with keys[c] <= key, or the first.
+func (p *cpTree) childFor(n int32, key int64) int32 {
+	nd := &p.nodes[n]
+	lo, hi := int32(1), nd.cnt // the answer is in [lo-1, hi)
+	for lo < hi {
+		m := int32(uint32(lo+hi) >> 1)
+		if nd.keys[m] <= key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
+}
+
+// refresh rewrites what inner node n keeps of its child c: the child's
+// smallest key and its summary.
+func (p *cpTree) refresh(n, c int32) {
+	k := p.nodes[n].kids[c]
+	p.nodes[n].keys[c] = p.nodes[k].keys[0]
+	p.summarize(k, p.kidSum(n, c), p.kidMax(n, c))
+}
+
+// update brings inner node n up to date after a change to its child c,
+// which may have emptied or split (right, its new upper half); it returns
+// n's own new upper half if n split in turn.
+func (p *cpTree) update(n, c, right int32) int32 {
+	if p.nodes[p.nodes[n].kids[c]].cnt == 0 {
+		p.release(p.nodes[n].kids[c])
+		p.shift(n, c+1, -1)
+		return nilNode
+	}
+	p.refresh(n, c)
+	if right < 0 {
+		return nilNode
+	}
+	up := nilNode
+	at := c + 1
+	if p.nodes[n].cnt == cpFan {
+		up = p.split(n)
+		if h := p.nodes[n].cnt; at > h {
+			n, at = up, at-h
+		}
+	}
+	p.shift(n, at, +1)
+	p.nodes[n].kids[at] = right
+	p.refresh(n, at)
+	return up
+}
+
+// whole returns the whole profile's summary in dimension j (ok false when
+// the host has no change point).
+func (p *cpTree) whole(j int) agg {
+	if p.root < 0 {
+		return agg{}
+	}
+	return agg{s: p.top[j], m: p.top[p.dims+j], ok: true}
+}
+
+// prefix adds to out the sum of the deltas at keys <= t: the usage at t.
+func (p *cpTree) prefix(t int64, out []int64) {
+	n := p.root
 	for n >= 0 {
-		if p.nodes[n].key > t {
-			n = p.nodes[n].l
-			continue
+		nd := &p.nodes[n]
+		if nd.leaf {
+			for e := int32(0); e < nd.cnt && nd.keys[e] <= t; e++ {
+				for j, v := range p.leafDelta(n, e) {
+					out[j] += v
+				}
+			}
+			return
 		}
-		p.addNode(out, n)
-		n = p.nodes[n].r
+		c := p.childFor(n, t)
+		if nd.keys[c] > t {
+			return
+		}
+		for i := int32(0); i < c; i++ {
+			for j, v := range p.kidSum(n, i) {
+				out[j] += v
+			}
+		}
+		n = nd.kids[c]
 	}
 }
 
 // agg is the (sum, max prefix sum) summary of a run of deltas in one
 // dimension; ok is false for the empty run. Check uses it to recompute
-// the aggregates.
+// the summaries.
 type agg struct {
 	s, m int64
 	ok   bool
@@ -184,76 +358,72 @@ func (a agg) then(b agg) agg {
 	return agg{s: a.s + b.s, m: max(a.m, a.s+b.m), ok: true}
 }
 
-// whole returns the summary of subtree n in dimension j.
-func (p *cpPool) whole(n int32, j int) agg {
-	if n < 0 {
-		return agg{}
-	}
-	o := int(n) * 3 * p.dims
-	return agg{s: p.vec[o+p.dims+j], m: p.vec[o+2*p.dims+j], ok: true}
-}
-
-// single returns the summary of node n alone in dimension j.
-func (p *cpPool) single(n int32, j int) agg {
-	v := p.vec[int(n)*3*p.dims+j]
-	return agg{s: v, m: v, ok: true}
-}
-
-// maxUsage writes to out the maximum usage over [from, to) (to > from) of
-// the profile rooted at n: the larger of the usage at from and the prefix
-// sums at the change points inside (from, to). It takes four root-to-leaf
-// paths whatever the number of dimensions: one for the usage at from, one
-// down to the node that splits the range, and one down each side of it,
-// tracking absolute prefix sums.
-func (p *cpPool) maxUsage(n int32, from, to int64, out []int64) {
+// maxUsage writes to out the maximum usage over [from, to) (to > from):
+// the larger of the usage at from and the prefix sums at the change
+// points inside (from, to). It reads the usage at from on one path, and
+// the peak on the paths down to from and to, taking the children wholly
+// inside from their parents' summaries.
+func (p *cpTree) maxUsage(from, to int64, out []int64) {
 	clear(out)
-	p.prefix(n, from, out)
-	if from == posInf || to <= from+1 {
+	p.prefix(from, out)
+	if from == posInf || to <= from+1 || p.root < 0 {
 		return
 	}
-	lo, hi := from+1, to
-	d := p.dims
-	var buf [16]int64
-	scratch := buf[:]
-	if 2*d > len(buf) {
-		scratch = make([]int64, 2*d)
+	var buf [8]int64
+	run := buf[:]
+	if p.dims > len(buf) {
+		run = make([]int64, p.dims)
 	}
-	base, b := scratch[:d], scratch[d:2*d]
-	clear(base)
-	for n >= 0 { // down to the split node, summing what lies before it
-		nd := &p.nodes[n]
-		if nd.key >= hi {
-			n = nd.l
-			continue
-		}
-		if nd.key >= lo {
-			break
-		}
-		p.addNode(base, n)
-		n = nd.r
-	}
-	if n < 0 {
-		return
-	}
-	copy(b, base)
-	p.addNode(b, n) // b = P(split)
-	maxInto(out, b)
-	p.maxRight(p.nodes[n].r, hi, b, out)
-	p.maxLeft(p.nodes[n].l, lo, base, out)
+	run = run[:p.dims]
+	clear(run)
+	p.rangeMax(p.root, from+1, to, 0, false, run, out)
 }
 
-// addNode adds to v the deltas of n's left subtree and of n itself.
-func (p *cpPool) addNode(v []int64, n int32) {
-	d := p.dims
-	o := int(n) * 3 * d
-	if l := p.nodes[n].l; l >= 0 {
-		lo := int(l) * 3 * d
-		for j := range v {
-			v[j] += p.vec[lo+d+j]
+// rangeMax raises out to the prefix sums at the keys in [lo, hi) of the
+// subtree n, given run, the sum of the deltas before it; it adds to run
+// the deltas of the subtree's keys below hi. The subtree's keys lie below
+// ub when bounded.
+func (p *cpTree) rangeMax(n int32, lo, hi, ub int64, bounded bool, run, out []int64) {
+	nd := &p.nodes[n]
+	d, o := p.dims, int(n)*p.stride()
+	if nd.leaf {
+		for e := 0; e < int(nd.cnt); e++ {
+			k := nd.keys[e]
+			if k >= hi {
+				return
+			}
+			for j := range run {
+				run[j] += p.vec[o+e*d+j]
+			}
+			if k >= lo {
+				maxInto(out, run)
+			}
 		}
+		return
 	}
-	for j := range v {
-		v[j] += p.vec[o+j]
+	mo := o + cpFan*d
+	for c := 0; c < int(nd.cnt); c++ {
+		k := nd.keys[c]
+		if k >= hi {
+			return
+		}
+		cub, cb := ub, bounded
+		if c+1 < int(nd.cnt) {
+			cub, cb = nd.keys[c+1], true
+		}
+		switch {
+		case cb && cub <= lo: // wholly before lo
+			for j := range run {
+				run[j] += p.vec[o+c*d+j]
+			}
+		case cb && k >= lo && cub <= hi: // wholly inside
+			for j := range run {
+				out[j] = max(out[j], run[j]+p.vec[mo+c*d+j])
+				run[j] += p.vec[o+c*d+j]
+			}
+		default:
+			p.rangeMax(nd.kids[c], lo, hi, cub, cb, run, out)
+		}
 	}
 }
 
@@ -263,81 +433,50 @@ func maxInto(out, v []int64) {
 	}
 }
 
-// maxRight raises out to the prefix sums at the keys < hi of subtree n,
-// given b, the prefix sum just before the subtree (b is clobbered).
-func (p *cpPool) maxRight(n int32, hi int64, b, out []int64) {
-	d := p.dims
-	for n >= 0 {
+// cpIter is a position in a tree's change points: entry e of leaf n, or
+// the end when n is nilNode.
+type cpIter struct{ n, e int32 }
+
+// seek returns the position of the first change point after t, adding
+// to usage the deltas at keys <= t.
+func (p *cpTree) seek(t int64, usage []int64) cpIter {
+	n := p.root
+	if n < 0 {
+		return cpIter{nilNode, 0}
+	}
+	for !p.nodes[n].leaf {
 		nd := &p.nodes[n]
-		if nd.key >= hi {
-			n = nd.l
-			continue
-		}
-		if nd.l >= 0 {
-			lo := int(nd.l) * 3 * d
-			for j := range b {
-				out[j] = max(out[j], b[j]+p.vec[lo+2*d+j])
+		c := p.childFor(n, t)
+		if nd.keys[c] <= t {
+			for i := int32(0); i < c; i++ {
+				for j, v := range p.kidSum(n, i) {
+					usage[j] += v
+				}
 			}
 		}
-		p.addNode(b, n)
-		maxInto(out, b)
-		n = nd.r
+		n = nd.kids[c]
 	}
+	nd := &p.nodes[n]
+	e := int32(0)
+	for ; e < nd.cnt && nd.keys[e] <= t; e++ {
+		for j, v := range p.leafDelta(n, e) {
+			usage[j] += v
+		}
+	}
+	if e == nd.cnt {
+		return cpIter{nd.next, 0}
+	}
+	return cpIter{n, e}
 }
 
-// maxLeft raises out to the prefix sums at the keys >= lo of subtree n,
-// given b, the prefix sum just before the subtree (b is clobbered).
-func (p *cpPool) maxLeft(n int32, lo int64, b, out []int64) {
-	d := p.dims
-	for n >= 0 {
-		nd := &p.nodes[n]
-		if nd.key < lo {
-			p.addNode(b, n)
-			n = nd.r
-			continue
-		}
-		o, ro := int(n)*3*d, int(nd.r)*3*d
-		lsum := 0
-		if nd.l >= 0 {
-			lsum = int(nd.l)*3*d + d
-		}
-		for j := range b {
-			v := b[j] + p.vec[o+j] // P(n)
-			if nd.l >= 0 {
-				v += p.vec[lsum+j]
-			}
-			out[j] = max(out[j], v)
-			if nd.r >= 0 {
-				out[j] = max(out[j], v+p.vec[ro+2*d+j])
-			}
-		}
-		n = nd.l
-	}
-}
+// key returns the key at it (which must not be the end).
+func (p *cpTree) key(it cpIter) int64 { return p.nodes[it.n].keys[it.e] }
 
-// seek descends to the first key > t, adding to usage the deltas at keys
-// <= t and returning the stack of pending in-order ancestors (for pop).
-func (p *cpPool) seek(n int32, t int64, usage []int64, stack []int32) []int32 {
-	for n >= 0 {
-		if p.nodes[n].key > t {
-			stack = append(stack, n)
-			n = p.nodes[n].l
-			continue
-		}
-		p.addNode(usage, n)
-		n = p.nodes[n].r
+// step returns the delta at it (aliasing the tree) and moves it on.
+func (p *cpTree) step(it *cpIter) []int64 {
+	d := p.leafDelta(it.n, it.e)
+	if it.e++; it.e == p.nodes[it.n].cnt {
+		it.n, it.e = p.nodes[it.n].next, 0
 	}
-	return stack
+	return d
 }
-
-// pop takes the next node in order from a seek stack.
-func (p *cpPool) pop(stack []int32) (int32, []int32) {
-	n := stack[len(stack)-1]
-	stack = stack[:len(stack)-1]
-	for c := p.nodes[n].r; c >= 0; c = p.nodes[c].l {
-		stack = append(stack, c)
-	}
-	return n, stack
-}
-
-func (p *cpPool) link(n int32) *treapLink { return &p.nodes[n].treapLink }

@@ -8,22 +8,24 @@
 // Every host's usage is a step function of time, stored as its change
 // points: at each time where some reservation starts or ends, the delta
 // vector (one entry per resource dimension) by which the usage changes
-// there. The change points of a host are the nodes of a treap keyed by
-// time (priorities come from a splitmix64 generator seeded per table, so
-// shapes are reproducible). Each node is augmented with two aggregates of
-// its subtree, per dimension: the sum of its deltas and the maximum prefix
-// sum over the subtree's change points in time order. With them the usage
-// at t (the sum of deltas at keys <= t) and the maximum usage over
-// [from, to) (the usage at from plus the best prefix sum of the deltas in
-// (from, to)) take O(log n). Adding or removing a reservation adds its
-// vector at its start and subtracts it at its end, O(log n) each; a change
-// point whose delta becomes all zero is deleted from the tree. The nodes
-// of all hosts live in one pool of flat arrays (indices, not pointers), so
-// a Clone is a handful of slice copies.
+// there. The change points of a host are the entries of a B+-tree keyed
+// by time (leaves and inner nodes of up to 32 entries, leaves linked in
+// time order). Beside each child an inner node keeps two aggregates of the
+// child's change points, per dimension: the sum of their deltas and the
+// maximum prefix sum over them in time order. With them the usage at t
+// (the sum of deltas at keys <= t) and the maximum usage over [from, to)
+// (the usage at from plus the best prefix sum of the deltas in (from,
+// to)) are read on a few root-to-leaf paths, O(log n). Adding or removing
+// a reservation adds its vector at its start and subtracts it at its end,
+// rewriting one path each; a change point whose delta becomes all zero is
+// deleted from the tree. Each host's nodes live in the host's own flat
+// arrays (indices, not pointers), so a Clone is a handful of slice copies,
+// and the wide nodes keep the paths short: at a thousand reservations a
+// host, a binary tree's every step down was a cache miss.
 //
-// A second treap holds the union of every host's change points as an
-// ordered multiset (time -> number of hosts with a change point there),
-// for ChangePoints and NextChangeAfter.
+// An ordered multiset, a sorted array of sorted blocks, holds the union
+// of every host's change points (time -> number of hosts with a change
+// point there), for ChangePoints and NextChangeAfter.
 //
 // Each host's reservations also form an interval treap keyed by (start,
 // ID) and augmented with the latest end in each subtree, for

@@ -80,7 +80,7 @@ var errorCases = []struct {
 		return tab.Check()
 	}, ErrOverCapacity},
 	{"Check corrupt", func(tab *Table, _ [5]ResID) error {
-		tab.cp[0].delta(tab.cpRoot[0])[0]++ // break an aggregate
+		tab.cp[0].leafDelta(tab.cp[0].root, 0)[0]++ // break a summary
 		return tab.Check()
 	}, ErrCorrupt},
 	{"Check corrupt multiset", func(tab *Table, _ [5]ResID) error {

@@ -471,7 +471,7 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 			tally.addCount(h, p.least(at, end, q.N))
 			continue
 		} else {
-			t.cp[h].maxUsage(t.cpRoot[h], at, end, used)
+			t.cp[h].maxUsage(at, end, used)
 		}
 		tally.add(t, h, used, &q)
 	}
@@ -502,7 +502,7 @@ func (t *Table) usedWithout(h HostID, f, e int64, slots []int32, ignore func(Res
 		t.usedIgnoring(h, f, e, ignore, out)
 		return
 	}
-	t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
+	t.cp[h].maxUsage(f, e, out)
 	for j, v := range res {
 		out[j] -= v
 	}

@@ -123,7 +123,7 @@ func (w *walker) initQuery(t *Table, h HostID, from, to int64, ignore func(Reser
 func (t *Table) usedQuery(h HostID, f, e int64, ignore func(Reservation) bool, hidden bool, out []int64) {
 	hidden = hidden && len(t.hiddenOn(h)) > 0
 	if ignore == nil && !hidden {
-		t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
+		t.cp[h].maxUsage(f, e, out)
 		return
 	}
 	w := getWalker()

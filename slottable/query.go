@@ -39,7 +39,7 @@ func (t *Table) UsedInto(buf Resources, h HostID, from, to time.Time) Resources 
 	} else {
 		out = make(Resources, t.Dims())
 	}
-	t.cp[h].maxUsage(t.cpRoot[h], f, e, out)
+	t.cp[h].maxUsage(f, e, out)
 	return out
 }
 
@@ -142,11 +142,11 @@ func (t *Table) usedIgnoring(h HostID, f, e int64, ignore func(Reservation) bool
 // at a time, optionally leaving out ignored reservations.
 type walker struct {
 	t     *Table
-	p     *cpPool // the host's change-point nodes
+	p     *cpTree // the host's change points
 	to    int64
 	at    int64   // time of the current step
 	usage []int64 // usage over [at, next change)
-	stack []int32 // pending nodes of the change-point treap
+	it    cpIter  // the next change point
 	ev    []ignEvent
 	ei    int
 	peak  []int64 // scratch for callers (FitCountAt)
@@ -183,7 +183,7 @@ func (w *walker) init(t *Table, h HostID, from, to int64, ignore func(Reservatio
 		w.usage = make([]int64, t.Dims())
 	}
 	w.p = &t.cp[h]
-	w.stack = w.p.seek(t.cpRoot[h], from, w.usage, w.stack[:0])
+	w.it = w.p.seek(from, w.usage)
 	w.ev, w.ei = w.ev[:0], 0
 	if ignore == nil {
 		return
@@ -281,8 +281,8 @@ func (w *walker) leaveOut(s int32, from, to int64) {
 func (w *walker) next() bool {
 	p := w.p
 	at := int64(posInf)
-	if len(w.stack) > 0 {
-		at = p.nodes[w.stack[len(w.stack)-1]].key
+	if w.it.n >= 0 {
+		at = p.key(w.it)
 	}
 	if w.ei < len(w.ev) {
 		at = min(at, w.ev[w.ei].at)
@@ -291,10 +291,8 @@ func (w *walker) next() bool {
 		return false
 	}
 	w.at = at
-	if len(w.stack) > 0 && p.nodes[w.stack[len(w.stack)-1]].key == at {
-		var n int32
-		n, w.stack = p.pop(w.stack)
-		for j, v := range p.delta(n) {
+	if w.it.n >= 0 && p.key(w.it) == at {
+		for j, v := range p.step(&w.it) {
 			w.usage[j] += v
 		}
 	}
@@ -311,7 +309,7 @@ func (w *walker) next() bool {
 // host h over capacity in a dimension where res is positive.
 func (t *Table) checkFits(h HostID, s, e int64, res Resources) error {
 	used := make([]int64, t.Dims())
-	t.cp[h].maxUsage(t.cpRoot[h], s, e, used)
+	t.cp[h].maxUsage(s, e, used)
 	capy := t.hosts[h].Capacity
 	for j, v := range res {
 		if v > 0 && used[j]+v > capy[j] {

@@ -15,15 +15,14 @@ type Table struct {
 	names []string
 	hosts []Host
 
-	cp     []cpPool    // per host: the nodes of its change-point treap (a pool per host keeps a host's nodes together in memory)
-	cpRoot []int32     // per host: root of its change-point treap
-	ver    []uint64    // per host: how many times its change points changed (countprof.go)
-	prof   []*profCell // per host: its last count profile (countprof.go)
-	ms     mset        // every host's change points, with counts
+	cp   []cpTree    // per host: its change points (a tree per host keeps a host's nodes together in memory)
+	ver  []uint64    // per host: how many times its change points changed (countprof.go)
+	prof []*profCell // per host: its last count profile (countprof.go)
+	ms   mset        // every host's change points, with counts
 
 	// peak and capv hold, host after host (Dims values each), the
-	// host's peak usage over all time (at least 0: its treap root's
-	// aggregate) and its capacity: fitSweep.roomy reads every host's
+	// host's peak usage over all time (at least 0: its change-point
+	// tree's summary) and its capacity: fitSweep.roomy reads every host's
 	// from these two flat arrays rather than from the hosts' own.
 	peak []int64
 	capv []int64
@@ -90,8 +89,7 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	}
 	id := HostID(len(t.hosts))
 	t.hosts = append(t.hosts, Host{ID: id, Name: name, Capacity: slices.Clone(capacity)})
-	t.cp = append(t.cp, cpPool{dims: len(t.names), rng: prng{s: 0x5107_7ab1e + uint64(id)}})
-	t.cpRoot = append(t.cpRoot, nilNode)
+	t.cp = append(t.cp, newCPTree(len(t.names)))
 	t.peak = append(t.peak, make([]int64, len(t.names))...)
 	t.capv = append(t.capv, capacity...)
 	t.ver = append(t.ver, 0)
@@ -210,11 +208,10 @@ func (t *Table) applyDelta(h HostID, key int64, res Resources, sign int64) {
 		return
 	}
 	p := &t.cp[h]
-	root, ch := p.add(t.cpRoot[h], key, res, sign)
-	t.cpRoot[h] = root
+	ch := p.add(key, res, sign)
 	peak := t.peak[int(h)*p.dims : int(h+1)*p.dims]
 	for j := range peak {
-		peak[j] = max(0, p.whole(root, j).m) // 0 for an empty treap
+		peak[j] = max(0, p.whole(j).m) // 0 for an empty tree
 	}
 	t.touch(h)
 	switch {
@@ -423,8 +420,7 @@ func (t *Table) Clone() *Table {
 	c := &Table{
 		names:    slices.Clone(t.names),
 		hosts:    make([]Host, len(t.hosts)),
-		cp:       make([]cpPool, len(t.cp)),
-		cpRoot:   slices.Clone(t.cpRoot),
+		cp:       make([]cpTree, len(t.cp)),
 		peak:     slices.Clone(t.peak),
 		capv:     slices.Clone(t.capv),
 		ver:      slices.Clone(t.ver),

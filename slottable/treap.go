@@ -1,8 +1,8 @@
 package slottable
 
 // treapLink is the part of a treap node that the operations shared by
-// the three treaps of this package (change points, intervals, the
-// multiset of times) read and write: the heap priority and the children.
+// the treaps of this package (the hosts' intervals) read and write: the
+// heap priority and the children.
 type treapLink struct {
 	prio uint64
 	l, r int32
