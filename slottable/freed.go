@@ -318,14 +318,23 @@ func (t *Table) withoutQuery(q Query, lease uint64, b *withoutBuf) (Query, bool)
 			slot, _ := t.byID.get(id)
 			q.ignoreSlots = append(q.ignoreSlots, slot)
 		}
-		byHost := func(a, b int32) int {
-			return cmp.Or(cmp.Compare(t.rs[a].Host, t.rs[b].Host), cmp.Compare(a, b))
-		}
-		if !slices.IsSortedFunc(q.ignoreSlots, byHost) { // a plan reserved host after host often is
-			slices.SortFunc(q.ignoreSlots, byHost)
-		}
+		// By host, then slot; a plan reserved host after host often is
+		// in that order already (checked reading each host once).
+		sorted := true
 		for i, slot := range q.ignoreSlots {
-			q.ignoreOn[i] = t.rs[slot].Host
+			h := t.rs[slot].Host
+			q.ignoreOn[i] = h
+			if i > 0 && (h < q.ignoreOn[i-1] || h == q.ignoreOn[i-1] && slot < q.ignoreSlots[i-1]) {
+				sorted = false
+			}
+		}
+		if !sorted {
+			slices.SortFunc(q.ignoreSlots, func(a, b int32) int {
+				return cmp.Or(cmp.Compare(t.rs[a].Host, t.rs[b].Host), cmp.Compare(a, b))
+			})
+			for i, slot := range q.ignoreSlots {
+				q.ignoreOn[i] = t.rs[slot].Host
+			}
 		}
 	}
 	return q, own

@@ -42,19 +42,33 @@ func (m *mset) clone() mset {
 // block returns the index of the block where key is or would go: the
 // last whose first key is at most key (0 when there is none).
 func (m *mset) block(key int64) int {
-	i, _ := slices.BinarySearchFunc(m.firsts, key, func(f, k int64) int {
-		if f <= k {
-			return -1
+	f := m.firsts
+	lo, hi := 0, len(f) // the first block whose first key is after key is in [lo, hi]
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if f[h] <= key {
+			lo = h + 1
+		} else {
+			hi = h
 		}
-		return 1
-	}) // the first block whose first key is after key
-	return max(i-1, 0)
+	}
+	return max(lo-1, 0)
 }
 
 // pos returns where key is or would go in block b, and whether it is
-// there.
+// there. (Written out: slices.BinarySearchFunc's call of a comparison
+// function for every probe was a tenth of an insert's time.)
 func pos(b []msEntry, key int64) (int, bool) {
-	return slices.BinarySearchFunc(b, key, func(e msEntry, k int64) int { return cmpInt64(e.key, k) })
+	lo, hi := 0, len(b)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if b[h].key < key {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo, lo < len(b) && b[lo].key == key
 }
 
 // inc adds one occurrence of key.
