@@ -9,7 +9,7 @@ import (
 // Check verifies the table. It returns ErrOverCapacity (wrapped with the
 // host name, the time and the resource) if some host's usage exceeds its
 // capacity at some time, whether or not checking is on, and ErrCorrupt if
-// the internal structures are inconsistent: tree ordering, heap order or
+// the internal structures are inconsistent: tree ordering, node layout or
 // aggregates, profiles that disagree with the reservations, the lease
 // index, or the global multiset of change points. Cost: O(n log n).
 func (t *Table) Check() error {
@@ -53,7 +53,7 @@ func (t *Table) checkCapacity(h HostID) error {
 }
 
 // checkReservations checks the slots, the ID index, the lease index and
-// the interval treaps against each other.
+// the interval trees against each other.
 func (t *Table) checkReservations() error {
 	live := 0
 	for s, r := range t.rs {
@@ -86,14 +86,10 @@ func (t *Table) checkReservations() error {
 		return corrupt("lease index holds %d reservations, want %d", inLease, live)
 	}
 	inTrees := 0
-	for h, root := range t.itRoot {
-		prev := nilNode
-		n, err := t.checkITree(HostID(h), root, nilNode, &prev)
+	for h := range t.it.hosts {
+		n, err := t.checkITree(HostID(h))
 		if err != nil {
 			return err
-		}
-		if prev >= 0 && t.it.nodes[prev].sameNext {
-			return corrupt("interval tree: slot %d, last of host %d, says a node after it starts with it", prev, h)
 		}
 		inTrees += n
 	}
@@ -103,42 +99,98 @@ func (t *Table) checkReservations() error {
 	return nil
 }
 
-// checkITree checks the interval treap at n (in host h, under parent p):
-// heap order and aggregates here, in-order key order through prev (the
-// last slot visited). It returns the subtree's size.
-func (t *Table) checkITree(h HostID, n, p int32, prev *int32) (int, error) {
-	if n < 0 {
-		return 0, nil
-	}
-	nd := t.it.nodes[n]
-	if t.rs[n].ID == 0 || t.rs[n].Host != h {
-		return 0, corrupt("host %d's interval tree holds slot %d", h, n)
-	}
-	if p >= 0 && nd.prio > t.it.nodes[p].prio {
-		return 0, corrupt("interval tree heap order at slot %d", n)
-	}
-	m := nd.end
-	for _, c := range []int32{nd.l, nd.r} {
-		if c >= 0 {
-			m = max(m, t.it.nodes[c].maxEnd)
+// checkITree checks host h's interval tree: its reservations in (start,
+// ID) order, each the host's, with its start and end as the slot has
+// them, and sameNext right; no empty node, every leaf at one depth and
+// linked to its neighbours in order; each child's first reservation and
+// latest end as its parent keeps them; the nodes' accounting. It returns
+// the number of reservations.
+func (t *Table) checkITree(h HostID) (int, error) {
+	tr := &t.it.hosts[h]
+	c := ivCheck{t: t, tr: tr, h: h, depth: -1, last: nilNode, prev: nilNode}
+	if tr.root >= 0 {
+		if _, err := c.node(tr.root, 0); err != nil {
+			return 0, err
+		}
+		if tr.nodes[c.last].next != nilNode {
+			return 0, corrupt("host %d: last interval-tree leaf links on to %d", h, tr.nodes[c.last].next)
 		}
 	}
-	if m != nd.maxEnd {
-		return 0, corrupt("interval tree maxEnd at slot %d", n)
+	if c.prev >= 0 && t.it.nodes[c.prev].sameNext {
+		return 0, corrupt("interval tree: slot %d, last of host %d, says a reservation after it starts with it", c.prev, h)
 	}
-	a, err := t.checkITree(h, nd.l, n, prev)
-	if err != nil {
-		return 0, err
+	if c.nodes+len(tr.free) != len(tr.nodes) {
+		return 0, corrupt("host %d: %d interval-tree nodes reached, %d free, %d in all", h, c.nodes, len(tr.free), len(tr.nodes))
 	}
-	if *prev >= 0 && !t.it.before(*prev, nd.start, nd.id) {
-		return 0, corrupt("interval tree order at slot %d", n)
+	return c.slots, nil
+}
+
+// ivCheck is the state of checkITree's walk.
+type ivCheck struct {
+	t            *Table
+	tr           *ivTree
+	h            HostID
+	depth        int   // the leaves' depth, -1 before the first
+	last         int32 // the last leaf reached
+	prev         int32 // the last slot reached
+	slots, nodes int
+}
+
+// node checks subtree n at depth dep and returns its latest end.
+func (c *ivCheck) node(n int32, dep int) (int64, error) {
+	t, tr := c.t, c.tr
+	nd := &tr.nodes[n]
+	c.nodes++
+	if nd.cnt < 1 || nd.cnt > ivFan {
+		return 0, corrupt("host %d: interval-tree node %d holds %d entries", c.h, n, nd.cnt)
 	}
-	if *prev >= 0 && t.it.nodes[*prev].sameNext != (t.it.nodes[*prev].start == nd.start) {
-		return 0, corrupt("interval tree: slot %d's sameNext is %v before slot %d", *prev, t.it.nodes[*prev].sameNext, n)
+	latest := int64(math.MinInt64)
+	if nd.leaf {
+		if c.depth >= 0 && dep != c.depth {
+			return 0, corrupt("host %d: interval-tree leaves at depths %d and %d", c.h, c.depth, dep)
+		}
+		c.depth = dep
+		if nd.prev != c.last || (c.last >= 0 && tr.nodes[c.last].next != n) {
+			return 0, corrupt("host %d: interval-tree leaf %d not linked after leaf %d", c.h, n, c.last)
+		}
+		c.last = n
+		for e := range nd.cnt {
+			s := nd.slot[e]
+			if s < 0 || int(s) >= len(t.rs) || t.rs[s].ID == 0 || t.rs[s].Host != c.h {
+				return 0, corrupt("host %d's interval tree holds slot %d", c.h, s)
+			}
+			in := t.it.nodes[s]
+			if nd.start[e] != in.start || nd.end[e] != in.end {
+				return 0, corrupt("interval tree holds slot %d as [%d, %d), want [%d, %d)", s, nd.start[e], nd.end[e], in.start, in.end)
+			}
+			if c.prev >= 0 {
+				p := t.it.nodes[c.prev]
+				if !t.it.before(p.start, c.prev, in.start, s) {
+					return 0, corrupt("interval tree order at slot %d", s)
+				}
+				if p.sameNext != (p.start == in.start) {
+					return 0, corrupt("interval tree: slot %d's sameNext is %v before slot %d", c.prev, p.sameNext, s)
+				}
+			}
+			c.prev = s
+			c.slots++
+			latest = max(latest, in.end)
+		}
+		return latest, nil
 	}
-	*prev = n
-	b, err := t.checkITree(h, nd.r, n, prev)
-	return a + b + 1, err
+	for k := range nd.cnt {
+		kid := nd.kids[k]
+		m, err := c.node(kid, dep+1)
+		if err != nil {
+			return 0, err
+		}
+		if kn := &tr.nodes[kid]; nd.start[k] != kn.start[0] || nd.slot[k] != kn.slot[0] || nd.end[k] != m {
+			return 0, corrupt("host %d: interval-tree node %d keeps child %d as from slot %d at %d, ending by %d; want slot %d at %d, %d",
+				c.h, n, k, nd.slot[k], nd.start[k], nd.end[k], kn.slot[0], kn.start[0], m)
+		}
+		latest = max(latest, m)
+	}
+	return latest, nil
 }
 
 // checkProfiles checks every host's change-point tree (checkCP), that

@@ -27,11 +27,12 @@
 // of every host's change points (time -> number of hosts with a change
 // point there), for ChangePoints and NextChangeAfter.
 //
-// Each host's reservations also form an interval treap keyed by (start,
-// ID) and augmented with the latest end in each subtree, for
-// ReservationsOn, Overlapping, LatestEnd and the fallback paths that must
-// see individual reservations (queries with an Ignore function). A map
-// from ID to slot and one from lease to IDs complete the indexes.
+// Each host's reservations also form an interval tree, a B+-tree of
+// their slots in (start, ID) order whose inner nodes keep the latest end
+// under each child, for ReservationsOn, Overlapping, LatestEnd and the
+// fallback paths that must see individual reservations (queries with an
+// Ignore function). A map from ID to slot and one from lease to IDs
+// complete the indexes.
 //
 // # Queries
 //

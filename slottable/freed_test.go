@@ -200,7 +200,7 @@ func TestRenumber(t *testing.T) {
 }
 
 // TestRenumberMixedStarts renumbers reservations of one host whose starts
-// partly coincide, so that some keep their place in the interval treap
+// partly coincide, so that some keep their place in the interval tree
 // (no later reservation starts with them) and some must move: the IDs,
 // the order ReservationsOn gives and the table's invariants match
 // removing and adding each again.

@@ -103,7 +103,7 @@ func (w *walker) initQuery(t *Table, h HostID, from, to int64, ignore func(Reser
 	}
 	w.init(t, h, from, to, nil)
 	if ignore != nil {
-		t.it.visit(t.itRoot[h], from, to, func(s int32) bool {
+		t.it.visit(h, from, to, func(s int32) bool {
 			if !t.hiddenSlot(s) && ignore(t.rs[s]) {
 				w.leaveOut(s, from, to)
 			}

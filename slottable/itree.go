@@ -1,172 +1,359 @@
 package slottable
 
-// iNode is the interval-treap node of the reservation in the same slot:
-// each host's reservations form a treap keyed by (start, ID) and
-// augmented with the latest end in each subtree, so that the reservations
-// overlapping an interval are found without scanning the rest.
+// iNode is the interval data of the reservation in the same slot: its
+// interval and ID, which order the host's interval tree.
 type iNode struct {
 	start, end int64
-	maxEnd     int64
 	id         ResID
-	treapLink
-	// sameNext says that the next node in (start, ID) order has the same
-	// start (Table.RenumberAll reads it; insert and remove keep it).
+	// sameNext says that the next reservation of the host in (start, ID)
+	// order has the same start (Table.RenumberAll reads it; insert and
+	// remove keep it).
 	sameNext bool
 }
 
-// itree is the pool of interval-treap nodes of every host, indexed by
-// reservation slot.
+// ivFan is the most entries a node of an interval tree holds.
+const ivFan = 32
+
+// ivNode is a node of one host's interval tree, a B+-tree of the host's
+// reservation slots in (start, ID) order. A leaf holds up to ivFan slots
+// with their starts and ends; an inner node up to ivFan children, with
+// the start and slot of each child's first reservation and the latest end
+// under it. Every node holds at least one entry, every leaf lies at the
+// same depth, and the leaves are linked in order.
+type ivNode struct {
+	start      [ivFan]int64
+	slot       [ivFan]int32
+	end        [ivFan]int64 // leaf: the reservation's end; inner: the latest end under the child
+	kids       [ivFan]int32 // inner nodes: the children
+	cnt        int32
+	leaf       bool
+	prev, next int32 // leaves: the neighbours in order (nilNode at the ends)
+}
+
+// ivTree is one host's interval tree: the reservations overlapping an
+// interval are found without scanning the rest, by the latest ends.
+type ivTree struct {
+	root  int32
+	nodes []ivNode
+	free  []int32
+}
+
+// itree holds the interval data of every slot and each host's interval
+// tree.
 type itree struct {
-	nodes []iNode
-	rng   prng
-	// pred and succ are insert's and remove's scratch: the nearest nodes
-	// before and after the key on the way down (nilNode for none).
-	pred, succ int32
+	nodes []iNode  // by slot
+	hosts []ivTree // by host
 }
 
-// before reports whether node a sorts before the key (start, id).
-func (t *itree) before(a int32, start int64, id ResID) bool {
-	n := &t.nodes[a]
-	return n.start < start || n.start == start && n.id < id
-}
+func (t *itree) addHost() { t.hosts = append(t.hosts, ivTree{root: nilNode}) }
 
-func (t *itree) pull(n int32) {
-	nd := &t.nodes[n]
-	m := nd.end
-	if nd.l >= 0 {
-		m = max(m, t.nodes[nd.l].maxEnd)
-	}
-	if nd.r >= 0 {
-		m = max(m, t.nodes[nd.r].maxEnd)
-	}
-	nd.maxEnd = m
-}
-
-// insert links slot s (whose node fields are set) into the treap at n,
-// the root of its host's treap, and sets sameNext for s and the node
-// before it.
-func (t *itree) insert(n, s int32) int32 {
-	t.pred, t.succ = nilNode, nilNode
-	root := t.insertAt(n, s)
-	nd := &t.nodes[s]
-	nd.sameNext = t.succ >= 0 && t.nodes[t.succ].start == nd.start
-	if t.pred >= 0 {
-		t.nodes[t.pred].sameNext = t.nodes[t.pred].start == nd.start
-	}
-	return root
-}
-
-// insertAt is insert below n, noting on the way down the last node the
-// path went right at (pred: before the key) and left at (succ: after
-// it), a new leaf's neighbours in key order (rotations keep the order).
-func (t *itree) insertAt(n, s int32) int32 {
-	if n < 0 {
-		t.nodes[s].prio = t.rng.next()
-		t.nodes[s].l, t.nodes[s].r = nilNode, nilNode
-		t.pull(s)
-		return s
-	}
-	if t.before(s, t.nodes[n].start, t.nodes[n].id) {
-		t.succ = n
-		c := t.insertAt(t.nodes[n].l, s)
-		t.nodes[n].l = c
-		if t.nodes[c].prio > t.nodes[n].prio {
-			t.nodes[n].l = t.nodes[c].r
-			t.nodes[c].r = n
-			t.pull(n)
-			t.pull(c)
-			return c
+// clone returns an independent copy.
+func (t *itree) clone() itree {
+	c := itree{nodes: append([]iNode(nil), t.nodes...), hosts: make([]ivTree, len(t.hosts))}
+	for h, tr := range t.hosts {
+		c.hosts[h] = ivTree{
+			root:  tr.root,
+			nodes: append([]ivNode(nil), tr.nodes...),
+			free:  append([]int32(nil), tr.free...),
 		}
+	}
+	return c
+}
+
+// before reports whether the key (start, slot a's ID) sorts before
+// (start b, slot b's ID).
+func (t *itree) before(sa int64, a int32, sb int64, b int32) bool {
+	return sa < sb || sa == sb && t.nodes[a].id < t.nodes[b].id
+}
+
+func (tr *ivTree) alloc(leaf bool) int32 {
+	var n int32
+	if k := len(tr.free); k > 0 {
+		n = tr.free[k-1]
+		tr.free = tr.free[:k-1]
 	} else {
-		t.pred = n
-		c := t.insertAt(t.nodes[n].r, s)
-		t.nodes[n].r = c
-		if t.nodes[c].prio > t.nodes[n].prio {
-			t.nodes[n].r = t.nodes[c].l
-			t.nodes[c].l = n
-			t.pull(n)
-			t.pull(c)
-			return c
-		}
+		n = int32(len(tr.nodes))
+		tr.nodes = append(tr.nodes, ivNode{})
 	}
-	t.pull(n)
+	nd := &tr.nodes[n]
+	nd.cnt, nd.leaf, nd.prev, nd.next = 0, leaf, nilNode, nilNode
 	return n
 }
 
-// remove unlinks slot s from the treap at n, the root of its host's
-// treap, and keeps sameNext of the node before it: that node's next is
-// s's next now.
-func (t *itree) remove(n, s int32) int32 {
-	t.pred = nilNode
-	return t.removeAt(n, s)
+// release puts node n on the free list, unlinking it from the leaves.
+func (tr *ivTree) release(n int32) {
+	nd := &tr.nodes[n]
+	if nd.leaf {
+		if nd.prev >= 0 {
+			tr.nodes[nd.prev].next = nd.next
+		}
+		if nd.next >= 0 {
+			tr.nodes[nd.next].prev = nd.prev
+		}
+	}
+	nd.cnt, nd.prev, nd.next = 0, nilNode, nilNode
+	tr.free = append(tr.free, n)
 }
 
-// removeAt is remove below n, noting in pred the last node the path
-// went right at on the way down (s's predecessor when s has no left
-// subtree).
-func (t *itree) removeAt(n, s int32) int32 {
-	if n < 0 {
-		return n
+// latest returns the latest end in node n.
+func (tr *ivTree) latest(n int32) int64 {
+	nd := &tr.nodes[n]
+	m := nd.end[0]
+	for _, e := range nd.end[1:nd.cnt] {
+		m = max(m, e)
 	}
-	if n == s {
-		nd := &t.nodes[n]
-		p := t.pred
-		for c := nd.l; c >= 0; c = t.nodes[c].r {
-			p = c // s's predecessor: the last node of its left subtree
-		}
-		if p >= 0 && t.nodes[p].start == nd.start {
-			t.nodes[p].sameNext = nd.sameNext
-		}
-		return treapMerge(t, nd.l, nd.r)
+	return m
+}
+
+// shift moves node n's entries [from, cnt) by k places (1 or -1).
+func (tr *ivTree) shift(n, from, k int32) {
+	nd := &tr.nodes[n]
+	cnt := nd.cnt
+	copy(nd.start[from+k:cnt+k], nd.start[from:cnt])
+	copy(nd.slot[from+k:cnt+k], nd.slot[from:cnt])
+	copy(nd.end[from+k:cnt+k], nd.end[from:cnt])
+	if !nd.leaf {
+		copy(nd.kids[from+k:cnt+k], nd.kids[from:cnt])
 	}
-	if t.before(s, t.nodes[n].start, t.nodes[n].id) {
-		c := t.removeAt(t.nodes[n].l, s)
-		t.nodes[n].l = c
+	nd.cnt = cnt + k
+}
+
+// split moves the upper half of full node n to a new node, which it
+// returns (linked after n when they are leaves).
+func (tr *ivTree) split(n int32) int32 {
+	m := tr.alloc(tr.nodes[n].leaf)
+	a, b := &tr.nodes[n], &tr.nodes[m]
+	h := a.cnt / 2
+	k := a.cnt - h
+	copy(b.start[:k], a.start[h:a.cnt])
+	copy(b.slot[:k], a.slot[h:a.cnt])
+	copy(b.end[:k], a.end[h:a.cnt])
+	if a.leaf {
+		b.prev, b.next = n, a.next
+		if a.next >= 0 {
+			tr.nodes[a.next].prev = m
+		}
+		a.next = m
 	} else {
-		t.pred = n
-		c := t.removeAt(t.nodes[n].r, s)
-		t.nodes[n].r = c
+		copy(b.kids[:k], a.kids[h:a.cnt])
 	}
-	t.pull(n)
-	return n
+	a.cnt, b.cnt = h, k
+	return m
 }
 
-// setEnd changes slot s's end and fixes the aggregates on its path.
-func (t *itree) setEnd(n, s int32, end int64) {
-	if n < 0 {
-		return
+// refresh rewrites what inner node n keeps of its child c.
+func (tr *ivTree) refresh(n, c int32) {
+	nd := &tr.nodes[n]
+	k := &tr.nodes[nd.kids[c]]
+	nd.start[c], nd.slot[c] = k.start[0], k.slot[0]
+	nd.end[c] = tr.latest(nd.kids[c])
+}
+
+// ivStep is one step of a descent: the inner node and the child taken.
+type ivStep struct{ n, c int32 }
+
+// descend goes down host tree tr towards the key of slot s, recording
+// the inner nodes and children taken in path, and returns the leaf.
+func (t *itree) descend(tr *ivTree, s int32, path []ivStep) (int32, []ivStep) {
+	st := t.nodes[s].start
+	n := tr.root
+	for !tr.nodes[n].leaf {
+		nd := &tr.nodes[n]
+		c := int32(0) // the last child whose first key is at most s's
+		for c+1 < nd.cnt && !t.before(st, s, nd.start[c+1], nd.slot[c+1]) {
+			c++
+		}
+		path = append(path, ivStep{n, c})
+		n = nd.kids[c]
+	}
+	return n, path
+}
+
+// fix brings the path's inner nodes up to date from the bottom after a
+// change to the leaf below them, which may have emptied or split (right,
+// its new upper half), and then the root.
+func (tr *ivTree) fix(path []ivStep, right int32) {
+	for i := len(path) - 1; i >= 0; i-- {
+		n, c := path[i].n, path[i].c
+		if tr.nodes[tr.nodes[n].kids[c]].cnt == 0 {
+			tr.release(tr.nodes[n].kids[c])
+			tr.shift(n, c+1, -1)
+			right = nilNode
+			continue
+		}
+		tr.refresh(n, c)
+		if right < 0 {
+			continue
+		}
+		up, at := nilNode, c+1
+		if tr.nodes[n].cnt == ivFan {
+			up = tr.split(n)
+			if h := tr.nodes[n].cnt; at > h {
+				n, at = up, at-h
+			}
+		}
+		tr.shift(n, at, +1)
+		tr.nodes[n].kids[at] = right
+		tr.refresh(n, at)
+		right = up
+	}
+	if right >= 0 { // the root split: a new root above the two halves
+		r := tr.alloc(false)
+		tr.nodes[r].cnt = 2
+		tr.nodes[r].kids[0], tr.nodes[r].kids[1] = tr.root, right
+		tr.root = r
+		tr.refresh(r, 0)
+		tr.refresh(r, 1)
+	}
+	for tr.nodes[tr.root].cnt == 1 && !tr.nodes[tr.root].leaf { // a root with one child gives way to it
+		r := tr.root
+		tr.root = tr.nodes[r].kids[0]
+		tr.release(r)
+	}
+	if tr.nodes[tr.root].cnt == 0 {
+		tr.release(tr.root)
+		tr.root = nilNode
+	}
+}
+
+// insert adds slot s (whose interval data are set) to host h's tree and
+// sets sameNext for s and the reservation before it.
+func (t *itree) insert(h HostID, s int32) {
+	tr := &t.hosts[h]
+	if tr.root < 0 {
+		tr.root = tr.alloc(true)
+	}
+	var buf [12]ivStep
+	n, path := t.descend(tr, s, buf[:0])
+	nd := &tr.nodes[n]
+	st := t.nodes[s].start
+	e := int32(0)
+	for e < nd.cnt && t.before(nd.start[e], nd.slot[e], st, s) {
+		e++
+	}
+	right := nilNode
+	if nd.cnt == ivFan {
+		right = tr.split(n)
+		if h := tr.nodes[n].cnt; e > h {
+			n, e = right, e-h
+		}
+	}
+	tr.shift(n, e, +1)
+	nd = &tr.nodes[n]
+	nd.start[e], nd.slot[e], nd.end[e] = st, s, t.nodes[s].end
+	next, prev := nilNode, nilNode
+	switch {
+	case e+1 < nd.cnt:
+		next = nd.slot[e+1]
+	case nd.next >= 0:
+		next = tr.nodes[nd.next].slot[0]
 	}
 	switch {
-	case n == s:
-		t.nodes[s].end = end
-	case t.before(s, t.nodes[n].start, t.nodes[n].id):
-		t.setEnd(t.nodes[n].l, s, end)
-	default:
-		t.setEnd(t.nodes[n].r, s, end)
+	case e > 0:
+		prev = nd.slot[e-1]
+	case nd.prev >= 0:
+		p := &tr.nodes[nd.prev]
+		prev = p.slot[p.cnt-1]
 	}
-	t.pull(n)
+	t.nodes[s].sameNext = next >= 0 && t.nodes[next].start == st
+	if prev >= 0 {
+		t.nodes[prev].sameNext = t.nodes[prev].start == st
+	}
+	tr.fix(path, right)
 }
 
-// visit calls fn, in (start, ID) order, on every slot of the treap at n
+// find returns the leaf of host tree tr holding slot s, the position of
+// s in it, and the path down to it; ok is false if s is not there.
+func (t *itree) find(tr *ivTree, s int32, path []ivStep) (n, e int32, _ []ivStep, ok bool) {
+	if tr.root < 0 {
+		return 0, 0, path, false
+	}
+	n, path = t.descend(tr, s, path)
+	nd := &tr.nodes[n]
+	for e < nd.cnt && nd.slot[e] != s {
+		e++
+	}
+	return n, e, path, e < nd.cnt
+}
+
+// remove takes slot s out of host h's tree and keeps sameNext of the
+// reservation before it: its next is s's next now.
+func (t *itree) remove(h HostID, s int32) {
+	tr := &t.hosts[h]
+	var buf [12]ivStep
+	n, e, path, ok := t.find(tr, s, buf[:0])
+	if !ok {
+		return
+	}
+	nd := &tr.nodes[n]
+	prev := nilNode
+	switch {
+	case e > 0:
+		prev = nd.slot[e-1]
+	case nd.prev >= 0:
+		p := &tr.nodes[nd.prev]
+		prev = p.slot[p.cnt-1]
+	}
+	if prev >= 0 && t.nodes[prev].start == t.nodes[s].start {
+		t.nodes[prev].sameNext = t.nodes[s].sameNext
+	}
+	tr.shift(n, e+1, -1)
+	tr.fix(path, nilNode)
+}
+
+// setEnd changes slot s's end (s is in host h's tree) and the latest ends
+// above it.
+func (t *itree) setEnd(h HostID, s int32, end int64) {
+	tr := &t.hosts[h]
+	var buf [12]ivStep
+	t.nodes[s].end = end
+	n, e, path, ok := t.find(tr, s, buf[:0])
+	if !ok {
+		return
+	}
+	tr.nodes[n].end[e] = end
+	for i := len(path) - 1; i >= 0; i-- {
+		tr.refresh(path[i].n, path[i].c)
+	}
+}
+
+// visit calls fn, in (start, ID) order, on every slot of host h's tree
 // whose interval overlaps [from, to); it stops when fn returns false.
-func (t *itree) visit(n int32, from, to int64, fn func(s int32) bool) bool {
-	for n >= 0 {
-		nd := &t.nodes[n]
-		if nd.maxEnd <= from {
-			return true
-		}
-		if !t.visit(nd.l, from, to, fn) {
+func (t *itree) visit(h HostID, from, to int64, fn func(s int32) bool) {
+	tr := &t.hosts[h]
+	if tr.root >= 0 {
+		tr.visit(tr.root, from, to, fn)
+	}
+}
+
+// visit is itree.visit below node n; it returns false once the walk is
+// over (fn said stop, or a start at or after to was reached).
+func (tr *ivTree) visit(n int32, from, to int64, fn func(s int32) bool) bool {
+	nd := &tr.nodes[n]
+	for c := range nd.cnt {
+		if nd.start[c] >= to {
 			return false
 		}
-		if nd.start >= to {
-			return true
+		if nd.end[c] <= from {
+			continue
 		}
-		if nd.end > from && !fn(n) {
+		if nd.leaf {
+			if !fn(nd.slot[c]) {
+				return false
+			}
+		} else if !tr.visit(nd.kids[c], from, to, fn) {
 			return false
 		}
-		n = nd.r
 	}
 	return true
 }
 
-func (t *itree) link(n int32) *treapLink { return &t.nodes[n].treapLink }
+// latestEnd returns the latest end of host h's reservations (false when
+// it has none).
+func (t *itree) latestEnd(h HostID) (int64, bool) {
+	tr := &t.hosts[h]
+	if tr.root < 0 {
+		return 0, false
+	}
+	return tr.latest(tr.root), true
+}

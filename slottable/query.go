@@ -188,7 +188,7 @@ func (w *walker) init(t *Table, h HostID, from, to int64, ignore func(Reservatio
 	if ignore == nil {
 		return
 	}
-	t.it.visit(t.itRoot[h], from, to, func(s int32) bool {
+	t.it.visit(h, from, to, func(s int32) bool {
 		if ignore(t.rs[s]) {
 			w.leaveOut(s, from, to)
 		}
@@ -375,7 +375,7 @@ func (t *Table) ReservationsOn(h HostID, from, to time.Time) []Reservation {
 }
 
 func (t *Table) appendOn(out []Reservation, h HostID, f, e int64) []Reservation {
-	t.it.visit(t.itRoot[h], f, e, func(s int32) bool {
+	t.it.visit(h, f, e, func(s int32) bool {
 		out = append(out, t.copyOut(s))
 		return true
 	})
@@ -401,7 +401,7 @@ func (t *Table) Overlapping(from, to time.Time) []Reservation {
 func (t *Table) EachOverlapping(from, to time.Time, fn func(r Reservation)) {
 	f, e := toNS(from), toNS(to)
 	for h := range t.hosts {
-		t.it.visit(t.itRoot[h], f, e, func(s int32) bool {
+		t.it.visit(HostID(h), f, e, func(s int32) bool {
 			fn(t.rs[s])
 			return true
 		})
@@ -411,14 +411,17 @@ func (t *Table) EachOverlapping(from, to time.Time, fn func(r Reservation)) {
 // LatestEnd returns the latest end of host h's reservations, or the zero
 // time if it has none (or h is unknown).
 func (t *Table) LatestEnd(h HostID) time.Time {
-	if !t.validHost(h) || t.itRoot[h] < 0 {
+	if !t.validHost(h) {
 		return time.Time{}
 	}
-	// The root's aggregate is the latest end; return it as the
-	// reservation holding it gave it.
-	want := t.it.nodes[t.itRoot[h]].maxEnd
+	// The tree's latest end; return it as the reservation holding it
+	// gave it.
+	want, ok := t.it.latestEnd(h)
+	if !ok {
+		return time.Time{}
+	}
 	var best time.Time
-	t.it.visit(t.itRoot[h], want-1, posInf, func(s int32) bool {
+	t.it.visit(h, want-1, posInf, func(s int32) bool {
 		best = t.rs[s].End
 		return false
 	})

@@ -30,8 +30,7 @@ type Table struct {
 	rs     []Reservation // by slot; ID 0 marks a free slot
 	absent []absence     // by slot: when its usage was not in the table (freed.go)
 	raised []uint64      // by slot: 1 + the sequence number of the raised entry its Add logged, 0 for none (raised.go)
-	it     itree         // interval-treap node of each slot
-	itRoot []int32       // per host: root of its interval treap
+	it     itree         // each slot's interval, each host's interval tree
 	free   []int32       // free slots
 	byID   idIndex
 	lease  map[uint64][]ResID
@@ -49,7 +48,6 @@ func New(extra ...string) *Table {
 	names := append([]string{"cpu", "memory"}, extra...)
 	return &Table{
 		names: names,
-		it:    itree{rng: prng{s: 0x1e7e_7a1}},
 		lease: make(map[uint64][]ResID),
 	}
 }
@@ -94,7 +92,7 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	t.capv = append(t.capv, capacity...)
 	t.ver = append(t.ver, 0)
 	t.prof = append(t.prof, new(profCell))
-	t.itRoot = append(t.itRoot, nilNode)
+	t.it.addHost()
 	t.logFreed(0, id, negInf, posInf, nil, false, absence{}, 0, 0) // a new host: capacity everywhere
 	return id, nil
 }
@@ -171,7 +169,7 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	slot := t.allocSlot()
 	t.rs[slot] = r
 	t.it.nodes[slot] = iNode{start: s, end: e, id: r.ID}
-	t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
+	t.it.insert(r.Host, slot)
 	t.applyDelta(r.Host, s, r.Res, +1)
 	t.applyDelta(r.Host, e, r.Res, -1)
 	t.byID.set(r.ID, slot)
@@ -248,8 +246,8 @@ func (t *Table) Remove(id ResID) error {
 		t.logFreed(r.Lease, r.Host, nd.start, nd.end, r.Res, true, t.absent[slot], lo, hi)
 	}
 	t.raised[slot] = 0
-	t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
-	t.it.nodes[slot] = iNode{treapLink: treapLink{l: nilNode, r: nilNode}}
+	t.it.remove(r.Host, slot)
+	t.it.nodes[slot] = iNode{}
 	t.rs[slot] = Reservation{}
 	t.free = append(t.free, slot)
 	t.byID.del(id)
@@ -292,15 +290,15 @@ func (t *Table) RenumberAll(ids []ResID) error {
 		}
 		r := &t.rs[slot]
 		t.nextID++
-		// The interval treap is keyed by (start, ID). The new ID is the
-		// largest, so the key keeps its place unless another reservation
-		// of the host starts at the same time with a larger ID (the next
-		// node has the same start): then the node is taken out before its
-		// key changes and put back.
+		// The interval tree is ordered by (start, ID). The new ID is the
+		// largest, so the reservation keeps its place unless another of
+		// the host starts at the same time with a larger ID (the next one
+		// has the same start): then it is taken out before its ID changes
+		// and put back.
 		if t.it.nodes[slot].sameNext {
-			t.itRoot[r.Host] = t.it.remove(t.itRoot[r.Host], slot)
+			t.it.remove(r.Host, slot)
 			t.it.nodes[slot].id = t.nextID
-			t.itRoot[r.Host] = t.it.insert(t.itRoot[r.Host], slot)
+			t.it.insert(r.Host, slot)
 		} else {
 			t.it.nodes[slot].id = t.nextID
 		}
@@ -350,7 +348,7 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 	if e > nd.end && !allZero(r.Res) {
 		t.logRaised(r.Lease, r.Host, nd.end, e, false, 0)
 	}
-	t.it.setEnd(t.itRoot[r.Host], slot, e)
+	t.it.setEnd(r.Host, slot, e)
 	t.rs[slot].End = end
 	return nil
 }
@@ -429,8 +427,7 @@ func (t *Table) Clone() *Table {
 		rs:       slices.Clone(t.rs),
 		absent:   slices.Clone(t.absent),
 		raised:   slices.Clone(t.raised),
-		it:       itree{nodes: slices.Clone(t.it.nodes), rng: t.it.rng},
-		itRoot:   slices.Clone(t.itRoot),
+		it:       t.it.clone(),
 		free:     slices.Clone(t.free),
 		byID:     t.byID.clone(),
 		lease:    make(map[uint64][]ResID, len(t.lease)),

@@ -50,18 +50,5 @@ func addSat(a, b int64) int64 {
 	return a + b
 }
 
-// prng is a splitmix64 generator: each table owns its own, seeded
-// deterministically, so that tree shapes are reproducible and no global
-// random source is touched.
-type prng struct{ s uint64 }
-
-func (p *prng) next() uint64 {
-	p.s += 0x9e3779b97f4a7c15
-	z := p.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
 // nilNode is the null index in every node pool.
 const nilNode int32 = -1
