@@ -155,13 +155,13 @@ func (c *ivCheck) node(n int32, dep int) (int64, error) {
 		}
 		c.last = n
 		for e := range nd.cnt {
-			s := nd.slot[e]
+			s := nd.e[e].slot
 			if s < 0 || int(s) >= len(t.rs) || t.rs[s].ID == 0 || t.rs[s].Host != c.h {
 				return 0, corrupt("host %d's interval tree holds slot %d", c.h, s)
 			}
 			in := t.it.nodes[s]
-			if nd.start[e] != in.start || nd.end[e] != in.end {
-				return 0, corrupt("interval tree holds slot %d as [%d, %d), want [%d, %d)", s, nd.start[e], nd.end[e], in.start, in.end)
+			if nd.e[e].start != in.start || nd.e[e].end != in.end {
+				return 0, corrupt("interval tree holds slot %d as [%d, %d), want [%d, %d)", s, nd.e[e].start, nd.e[e].end, in.start, in.end)
 			}
 			if c.prev >= 0 {
 				p := t.it.nodes[c.prev]
@@ -179,14 +179,14 @@ func (c *ivCheck) node(n int32, dep int) (int64, error) {
 		return latest, nil
 	}
 	for k := range nd.cnt {
-		kid := nd.kids[k]
+		kid := nd.e[k].kid
 		m, err := c.node(kid, dep+1)
 		if err != nil {
 			return 0, err
 		}
-		if kn := &tr.nodes[kid]; nd.start[k] != kn.start[0] || nd.slot[k] != kn.slot[0] || nd.end[k] != m {
+		if kn := &tr.nodes[kid]; nd.e[k].start != kn.e[0].start || nd.e[k].slot != kn.e[0].slot || nd.e[k].end != m {
 			return 0, corrupt("host %d: interval-tree node %d keeps child %d as from slot %d at %d, ending by %d; want slot %d at %d, %d",
-				c.h, n, k, nd.slot[k], nd.start[k], nd.end[k], kn.slot[0], kn.start[0], m)
+				c.h, n, k, nd.e[k].slot, nd.e[k].start, nd.e[k].end, kn.e[0].slot, kn.e[0].start, m)
 		}
 		latest = max(latest, m)
 	}

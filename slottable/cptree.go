@@ -9,11 +9,11 @@ const cpFan = 32
 // key order, keys[c] being the smallest key under child c. Every node
 // holds at least one entry, and every leaf lies at the same depth.
 type cpNode struct {
-	keys       [cpFan]int64
-	kids       [cpFan]int32 // inner nodes: the children
 	cnt        int32
 	leaf       bool
 	prev, next int32 // leaves: the neighbours in key order (nilNode at the ends)
+	keys       [cpFan]int64
+	kids       [cpFan]int32 // inner nodes: the children
 }
 
 // cpTree is one host's usage profile: the times its usage changes, each

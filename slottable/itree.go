@@ -21,13 +21,19 @@ const ivFan = 32
 // under it. Every node holds at least one entry, every leaf lies at the
 // same depth, and the leaves are linked in order.
 type ivNode struct {
-	start      [ivFan]int64
-	slot       [ivFan]int32
-	end        [ivFan]int64 // leaf: the reservation's end; inner: the latest end under the child
-	kids       [ivFan]int32 // inner nodes: the children
 	cnt        int32
 	leaf       bool
 	prev, next int32 // leaves: the neighbours in order (nilNode at the ends)
+	e          [ivFan]ivEntry
+}
+
+// ivEntry is an entry of an interval-tree node, its fields side by side
+// so that a node of few entries is a cache line or two.
+type ivEntry struct {
+	start int64
+	end   int64 // leaf: the reservation's end; inner: the latest end under the child
+	slot  int32
+	kid   int32 // inner nodes: the child
 }
 
 // ivTree is one host's interval tree: the reservations overlapping an
@@ -98,9 +104,9 @@ func (tr *ivTree) release(n int32) {
 // latest returns the latest end in node n.
 func (tr *ivTree) latest(n int32) int64 {
 	nd := &tr.nodes[n]
-	m := nd.end[0]
-	for _, e := range nd.end[1:nd.cnt] {
-		m = max(m, e)
+	m := nd.e[0].end
+	for _, e := range nd.e[1:nd.cnt] {
+		m = max(m, e.end)
 	}
 	return m
 }
@@ -109,12 +115,7 @@ func (tr *ivTree) latest(n int32) int64 {
 func (tr *ivTree) shift(n, from, k int32) {
 	nd := &tr.nodes[n]
 	cnt := nd.cnt
-	copy(nd.start[from+k:cnt+k], nd.start[from:cnt])
-	copy(nd.slot[from+k:cnt+k], nd.slot[from:cnt])
-	copy(nd.end[from+k:cnt+k], nd.end[from:cnt])
-	if !nd.leaf {
-		copy(nd.kids[from+k:cnt+k], nd.kids[from:cnt])
-	}
+	copy(nd.e[from+k:cnt+k], nd.e[from:cnt])
 	nd.cnt = cnt + k
 }
 
@@ -125,17 +126,13 @@ func (tr *ivTree) split(n int32) int32 {
 	a, b := &tr.nodes[n], &tr.nodes[m]
 	h := a.cnt / 2
 	k := a.cnt - h
-	copy(b.start[:k], a.start[h:a.cnt])
-	copy(b.slot[:k], a.slot[h:a.cnt])
-	copy(b.end[:k], a.end[h:a.cnt])
+	copy(b.e[:k], a.e[h:a.cnt])
 	if a.leaf {
 		b.prev, b.next = n, a.next
 		if a.next >= 0 {
 			tr.nodes[a.next].prev = m
 		}
 		a.next = m
-	} else {
-		copy(b.kids[:k], a.kids[h:a.cnt])
 	}
 	a.cnt, b.cnt = h, k
 	return m
@@ -144,9 +141,9 @@ func (tr *ivTree) split(n int32) int32 {
 // refresh rewrites what inner node n keeps of its child c.
 func (tr *ivTree) refresh(n, c int32) {
 	nd := &tr.nodes[n]
-	k := &tr.nodes[nd.kids[c]]
-	nd.start[c], nd.slot[c] = k.start[0], k.slot[0]
-	nd.end[c] = tr.latest(nd.kids[c])
+	k := &tr.nodes[nd.e[c].kid]
+	nd.e[c].start, nd.e[c].slot = k.e[0].start, k.e[0].slot
+	nd.e[c].end = tr.latest(nd.e[c].kid)
 }
 
 // ivStep is one step of a descent: the inner node and the child taken.
@@ -160,11 +157,11 @@ func (t *itree) descend(tr *ivTree, s int32, path []ivStep) (int32, []ivStep) {
 	for !tr.nodes[n].leaf {
 		nd := &tr.nodes[n]
 		c := int32(0) // the last child whose first key is at most s's
-		for c+1 < nd.cnt && !t.before(st, s, nd.start[c+1], nd.slot[c+1]) {
+		for c+1 < nd.cnt && !t.before(st, s, nd.e[c+1].start, nd.e[c+1].slot) {
 			c++
 		}
 		path = append(path, ivStep{n, c})
-		n = nd.kids[c]
+		n = nd.e[c].kid
 	}
 	return n, path
 }
@@ -175,8 +172,8 @@ func (t *itree) descend(tr *ivTree, s int32, path []ivStep) (int32, []ivStep) {
 func (tr *ivTree) fix(path []ivStep, right int32) {
 	for i := len(path) - 1; i >= 0; i-- {
 		n, c := path[i].n, path[i].c
-		if tr.nodes[tr.nodes[n].kids[c]].cnt == 0 {
-			tr.release(tr.nodes[n].kids[c])
+		if tr.nodes[tr.nodes[n].e[c].kid].cnt == 0 {
+			tr.release(tr.nodes[n].e[c].kid)
 			tr.shift(n, c+1, -1)
 			right = nilNode
 			continue
@@ -193,21 +190,21 @@ func (tr *ivTree) fix(path []ivStep, right int32) {
 			}
 		}
 		tr.shift(n, at, +1)
-		tr.nodes[n].kids[at] = right
+		tr.nodes[n].e[at].kid = right
 		tr.refresh(n, at)
 		right = up
 	}
 	if right >= 0 { // the root split: a new root above the two halves
 		r := tr.alloc(false)
 		tr.nodes[r].cnt = 2
-		tr.nodes[r].kids[0], tr.nodes[r].kids[1] = tr.root, right
+		tr.nodes[r].e[0].kid, tr.nodes[r].e[1].kid = tr.root, right
 		tr.root = r
 		tr.refresh(r, 0)
 		tr.refresh(r, 1)
 	}
 	for tr.nodes[tr.root].cnt == 1 && !tr.nodes[tr.root].leaf { // a root with one child gives way to it
 		r := tr.root
-		tr.root = tr.nodes[r].kids[0]
+		tr.root = tr.nodes[r].e[0].kid
 		tr.release(r)
 	}
 	if tr.nodes[tr.root].cnt == 0 {
@@ -228,7 +225,7 @@ func (t *itree) insert(h HostID, s int32) {
 	nd := &tr.nodes[n]
 	st := t.nodes[s].start
 	e := int32(0)
-	for e < nd.cnt && t.before(nd.start[e], nd.slot[e], st, s) {
+	for e < nd.cnt && t.before(nd.e[e].start, nd.e[e].slot, st, s) {
 		e++
 	}
 	right := nilNode
@@ -240,20 +237,20 @@ func (t *itree) insert(h HostID, s int32) {
 	}
 	tr.shift(n, e, +1)
 	nd = &tr.nodes[n]
-	nd.start[e], nd.slot[e], nd.end[e] = st, s, t.nodes[s].end
+	nd.e[e].start, nd.e[e].slot, nd.e[e].end = st, s, t.nodes[s].end
 	next, prev := nilNode, nilNode
 	switch {
 	case e+1 < nd.cnt:
-		next = nd.slot[e+1]
+		next = nd.e[e+1].slot
 	case nd.next >= 0:
-		next = tr.nodes[nd.next].slot[0]
+		next = tr.nodes[nd.next].e[0].slot
 	}
 	switch {
 	case e > 0:
-		prev = nd.slot[e-1]
+		prev = nd.e[e-1].slot
 	case nd.prev >= 0:
 		p := &tr.nodes[nd.prev]
-		prev = p.slot[p.cnt-1]
+		prev = p.e[p.cnt-1].slot
 	}
 	t.nodes[s].sameNext = next >= 0 && t.nodes[next].start == st
 	if prev >= 0 {
@@ -270,7 +267,7 @@ func (t *itree) find(tr *ivTree, s int32, path []ivStep) (n, e int32, _ []ivStep
 	}
 	n, path = t.descend(tr, s, path)
 	nd := &tr.nodes[n]
-	for e < nd.cnt && nd.slot[e] != s {
+	for e < nd.cnt && nd.e[e].slot != s {
 		e++
 	}
 	return n, e, path, e < nd.cnt
@@ -289,10 +286,10 @@ func (t *itree) remove(h HostID, s int32) {
 	prev := nilNode
 	switch {
 	case e > 0:
-		prev = nd.slot[e-1]
+		prev = nd.e[e-1].slot
 	case nd.prev >= 0:
 		p := &tr.nodes[nd.prev]
-		prev = p.slot[p.cnt-1]
+		prev = p.e[p.cnt-1].slot
 	}
 	if prev >= 0 && t.nodes[prev].start == t.nodes[s].start {
 		t.nodes[prev].sameNext = t.nodes[s].sameNext
@@ -311,7 +308,7 @@ func (t *itree) setEnd(h HostID, s int32, end int64) {
 	if !ok {
 		return
 	}
-	tr.nodes[n].end[e] = end
+	tr.nodes[n].e[e].end = end
 	for i := len(path) - 1; i >= 0; i-- {
 		tr.refresh(path[i].n, path[i].c)
 	}
@@ -331,17 +328,17 @@ func (t *itree) visit(h HostID, from, to int64, fn func(s int32) bool) {
 func (tr *ivTree) visit(n int32, from, to int64, fn func(s int32) bool) bool {
 	nd := &tr.nodes[n]
 	for c := range nd.cnt {
-		if nd.start[c] >= to {
+		if nd.e[c].start >= to {
 			return false
 		}
-		if nd.end[c] <= from {
+		if nd.e[c].end <= from {
 			continue
 		}
 		if nd.leaf {
-			if !fn(nd.slot[c]) {
+			if !fn(nd.e[c].slot) {
 				return false
 			}
-		} else if !tr.visit(nd.kids[c], from, to, fn) {
+		} else if !tr.visit(nd.e[c].kid, from, to, fn) {
 			return false
 		}
 	}
