@@ -238,25 +238,32 @@ func (t *itree) insert(h HostID, s int32) {
 	tr.shift(n, e, +1)
 	nd = &tr.nodes[n]
 	nd.e[e].start, nd.e[e].slot, nd.e[e].end = st, s, t.nodes[s].end
-	next, prev := nilNode, nilNode
+	next := nilNode
 	switch {
 	case e+1 < nd.cnt:
 		next = nd.e[e+1].slot
 	case nd.next >= 0:
 		next = tr.nodes[nd.next].e[0].slot
 	}
-	switch {
-	case e > 0:
-		prev = nd.e[e-1].slot
-	case nd.prev >= 0:
-		p := &tr.nodes[nd.prev]
-		prev = p.e[p.cnt-1].slot
-	}
 	t.nodes[s].sameNext = next >= 0 && t.nodes[next].start == st
-	if prev >= 0 {
+	if prev := tr.slotBefore(n, e); prev >= 0 {
 		t.nodes[prev].sameNext = t.nodes[prev].start == st
 	}
 	tr.fix(path, right)
+}
+
+// slotBefore returns the slot before entry e of leaf n (nilNode for
+// none).
+func (tr *ivTree) slotBefore(n, e int32) int32 {
+	nd := &tr.nodes[n]
+	switch {
+	case e > 0:
+		return nd.e[e-1].slot
+	case nd.prev >= 0:
+		p := &tr.nodes[nd.prev]
+		return p.e[p.cnt-1].slot
+	}
+	return nilNode
 }
 
 // find returns the leaf of host tree tr holding slot s, the position of
@@ -282,16 +289,7 @@ func (t *itree) remove(h HostID, s int32) {
 	if !ok {
 		return
 	}
-	nd := &tr.nodes[n]
-	prev := nilNode
-	switch {
-	case e > 0:
-		prev = nd.e[e-1].slot
-	case nd.prev >= 0:
-		p := &tr.nodes[nd.prev]
-		prev = p.e[p.cnt-1].slot
-	}
-	if prev >= 0 && t.nodes[prev].start == t.nodes[s].start {
+	if prev := tr.slotBefore(n, e); prev >= 0 && t.nodes[prev].start == t.nodes[s].start {
 		t.nodes[prev].sameNext = t.nodes[s].sameNext
 	}
 	tr.shift(n, e+1, -1)
