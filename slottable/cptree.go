@@ -9,11 +9,11 @@ const cpFan = 32
 // key order, keys[c] being the smallest key under child c. Every node
 // holds at least one entry, and every leaf lies at the same depth.
 type cpNode struct {
-	cnt        int32
-	leaf       bool
-	prev, next int32 // leaves: the neighbours in key order (nilNode at the ends)
-	keys       [cpFan]int64
-	kids       [cpFan]int32 // inner nodes: the children
+	cnt  int32
+	leaf bool
+	leafLinks
+	keys [cpFan]int64
+	kids [cpFan]int32 // inner nodes: the children
 }
 
 // cpTree is one host's usage profile: the times its usage changes, each
@@ -84,7 +84,7 @@ func (p *cpTree) alloc(leaf bool) int32 {
 		p.vec = append(p.vec, make([]int64, p.stride())...)
 	}
 	p.nodes[n].cnt, p.nodes[n].leaf = 0, leaf
-	p.nodes[n].prev, p.nodes[n].next = nilNode, nilNode
+	p.nodes[n].leafLinks = leafLinks{nilNode, nilNode}
 	return n
 }
 
@@ -92,14 +92,9 @@ func (p *cpTree) alloc(leaf bool) int32 {
 func (p *cpTree) release(n int32) {
 	nd := &p.nodes[n]
 	if nd.leaf {
-		if nd.prev >= 0 {
-			p.nodes[nd.prev].next = nd.next
-		}
-		if nd.next >= 0 {
-			p.nodes[nd.next].prev = nd.prev
-		}
+		nd.unlink(p.links)
 	}
-	nd.cnt, nd.prev, nd.next = 0, nilNode, nilNode
+	nd.cnt = 0
 	p.free = append(p.free, n)
 }
 
@@ -158,11 +153,7 @@ func (p *cpTree) split(n int32) int32 {
 	d, no, mo := p.dims, int(n)*p.stride(), int(m)*p.stride()
 	copy(p.vec[mo:mo+int(k)*d], p.vec[no+int(h)*d:no+int(a.cnt)*d])
 	if a.leaf {
-		b.prev, b.next = n, a.next
-		if a.next >= 0 {
-			p.nodes[a.next].prev = m
-		}
-		a.next = m
+		a.linkAfter(n, m, &b.leafLinks, p.links)
 	} else {
 		copy(b.kids[:k], a.kids[h:a.cnt])
 		x := cpFan * d
@@ -171,6 +162,8 @@ func (p *cpTree) split(n int32) int32 {
 	a.cnt, b.cnt = h, k
 	return m
 }
+
+func (p *cpTree) links(n int32) *leafLinks { return &p.nodes[n].leafLinks }
 
 // cpStep is one step of a descent: the inner node and the child taken.
 type cpStep struct{ n, c int32 }

@@ -21,10 +21,10 @@ const ivFan = 32
 // under it. Every node holds at least one entry, every leaf lies at the
 // same depth, and the leaves are linked in order.
 type ivNode struct {
-	cnt        int32
-	leaf       bool
-	prev, next int32 // leaves: the neighbours in order (nilNode at the ends)
-	e          [ivFan]ivEntry
+	cnt  int32
+	leaf bool
+	leafLinks
+	e [ivFan]ivEntry
 }
 
 // ivEntry is an entry of an interval-tree node, its fields side by side
@@ -82,7 +82,7 @@ func (tr *ivTree) alloc(leaf bool) int32 {
 		tr.nodes = append(tr.nodes, ivNode{})
 	}
 	nd := &tr.nodes[n]
-	nd.cnt, nd.leaf, nd.prev, nd.next = 0, leaf, nilNode, nilNode
+	nd.cnt, nd.leaf, nd.leafLinks = 0, leaf, leafLinks{nilNode, nilNode}
 	return n
 }
 
@@ -90,14 +90,9 @@ func (tr *ivTree) alloc(leaf bool) int32 {
 func (tr *ivTree) release(n int32) {
 	nd := &tr.nodes[n]
 	if nd.leaf {
-		if nd.prev >= 0 {
-			tr.nodes[nd.prev].next = nd.next
-		}
-		if nd.next >= 0 {
-			tr.nodes[nd.next].prev = nd.prev
-		}
+		nd.unlink(tr.links)
 	}
-	nd.cnt, nd.prev, nd.next = 0, nilNode, nilNode
+	nd.cnt = 0
 	tr.free = append(tr.free, n)
 }
 
@@ -128,15 +123,13 @@ func (tr *ivTree) split(n int32) int32 {
 	k := a.cnt - h
 	copy(b.e[:k], a.e[h:a.cnt])
 	if a.leaf {
-		b.prev, b.next = n, a.next
-		if a.next >= 0 {
-			tr.nodes[a.next].prev = m
-		}
-		a.next = m
+		a.linkAfter(n, m, &b.leafLinks, tr.links)
 	}
 	a.cnt, b.cnt = h, k
 	return m
 }
+
+func (tr *ivTree) links(n int32) *leafLinks { return &tr.nodes[n].leafLinks }
 
 // refresh rewrites what inner node n keeps of its child c.
 func (tr *ivTree) refresh(n, c int32) {
