@@ -333,22 +333,10 @@ func (p *cpTree) prefix(t int64, out []int64) {
 }
 
 // agg is the (sum, max prefix sum) summary of a run of deltas in one
-// dimension; ok is false for the empty run. Check uses it to recompute
-// the summaries.
+// dimension; ok is false for the empty run.
 type agg struct {
 	s, m int64
 	ok   bool
-}
-
-// then returns the summary of a followed by b.
-func (a agg) then(b agg) agg {
-	switch {
-	case !a.ok:
-		return b
-	case !b.ok:
-		return a
-	}
-	return agg{s: a.s + b.s, m: max(a.m, a.s+b.m), ok: true}
 }
 
 // maxUsage writes to out the maximum usage over [from, to) (to > from):

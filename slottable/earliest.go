@@ -296,8 +296,9 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 }
 
 // roomy reports whether host h holds N VMs even at its peak usage over
-// all time (the root's aggregate, kept in Table.peak: O(1)); ignoring
-// reservations only lowers usage, so it holds for any Ignore too.
+// all time (its change-point tree's summary, kept in Table.peak: O(1));
+// ignoring reservations only lowers usage, so it holds for any Ignore
+// too.
 func (s *fitSweep) roomy(h HostID) bool {
 	t := s.t
 	d := len(t.names)
