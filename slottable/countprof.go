@@ -223,26 +223,60 @@ func (s *fitSweep) hostProfile(h HostID, p *countProfile, horizon int64, final b
 }
 
 // stepProfile steps host h's count from profile p plus the VMs of s.own
-// left out there, from s.from up to horizon, as the walk would.
+// left out there, from s.from up to horizon, as the walk would. The
+// count changes at the profile's change points and at the starts and
+// ends of s.own: one of those is not a change point of the host when
+// another reservation ends or starts there too (a plan laid out right
+// after another), and left out it changes the count there all the same.
 func (s *fitSweep) stepProfile(h HostID, p *countProfile, horizon int64, final bool) {
 	n := s.q.N
 	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > s.from })
-	cur := p.c0
+	base := p.c0
 	if i > 0 {
-		cur = p.c[i-1]
+		base = p.c[i-1]
 	}
-	cur = min(cur+s.ownAt(s.from), n)
+	cur := min(base+s.ownAt(s.from), n)
 	s.lv = s.lv[:0]
 	if cur > 0 {
 		s.lv = append(s.lv, level{h: cur, a: s.from})
 	}
-	for ; i < len(p.at) && p.at[i] < horizon; i++ {
-		if c := min(p.c[i]+s.ownAt(p.at[i]), n); c != cur {
-			s.step(h, p.at[i], c, false)
+	bs := s.ownBounds(horizon)
+	for j := 0; ; {
+		var at int64
+		switch {
+		case i < len(p.at) && p.at[i] < horizon && (j == len(bs) || p.at[i] <= bs[j]):
+			at, base = p.at[i], p.c[i]
+			i++
+		case j < len(bs):
+			at = bs[j]
+		default:
+			s.step(h, horizon, 0, final)
+			return
+		}
+		for j < len(bs) && bs[j] == at {
+			j++
+		}
+		if c := min(base+s.ownAt(at), n); c != cur {
+			s.step(h, at, c, false)
 			cur = c
 		}
 	}
-	s.step(h, horizon, 0, final)
+}
+
+// ownBounds returns the starts and ends of s.own in (s.from, horizon),
+// sorted (duplicates kept), in s's room.
+func (s *fitSweep) ownBounds(horizon int64) []int64 {
+	bs := s.ownEdges[:0]
+	for _, o := range s.own {
+		for _, at := range [2]int64{o.s, o.e} {
+			if at > s.from && at < horizon {
+				bs = append(bs, at)
+			}
+		}
+	}
+	slices.Sort(bs)
+	s.ownEdges = bs
+	return bs
 }
 
 // ownAt returns the VMs of s.own that hold at instant at.

@@ -180,21 +180,22 @@ func (t *Table) fitHosts(q Query, s *fitSweep) []HostID {
 
 // fitSweep holds the state and scratch space of one EarliestFit.
 type fitSweep struct {
-	t     *Table
-	q     *Query
-	from  int64
-	d     int64 // duration in ns, >= 1
-	w     walker
-	peak  []int64
-	lv    []level
-	win   []window
-	ev    []winEvent
-	hosts []HostID
-	at    []int32     // freedStarts' index of candidate hosts
-	own   []ownRun    // hostProfileWithout's reservations left out
-	cand  []hostRange // freedStarts' candidate hosts
-	room  int         // fitHosts: the VMs the allowed hosts hold when empty
-	most  int         // first: the greatest total of the windows before its answer, or up to its limit
+	t        *Table
+	q        *Query
+	from     int64
+	d        int64 // duration in ns, >= 1
+	w        walker
+	peak     []int64
+	lv       []level
+	win      []window
+	ev       []winEvent
+	hosts    []HostID
+	at       []int32     // freedStarts' index of candidate hosts
+	own      []ownRun    // hostProfileWithout's reservations left out
+	ownEdges []int64     // stepProfile: the starts and ends of own, in order
+	cand     []hostRange // freedStarts' candidate hosts
+	room     int         // fitHosts: the VMs the allowed hosts hold when empty
+	most     int         // first: the greatest total of the windows before its answer, or up to its limit
 }
 
 // sweeps keeps fitSweeps' scratch space between searches: the scheduler
