@@ -159,7 +159,7 @@ func TestCountProfileNotShared(t *testing.T) {
 // the ch.3 runs: a queued lease's earliest fit without its own plan came
 // out later than its plan).
 func TestCountProfileOwnPlanBetweenOthers(t *testing.T) {
-	at := func(s int) time.Time { return time.Unix(int64(s), 0).UTC() }
+	at := gen{unit: time.Second}.at
 	tab := New()
 	h, err := tab.AddHost("h", Resources{100, 1024})
 	if err != nil {
@@ -220,7 +220,7 @@ func TestEarliestFitWithoutPackedPlans(t *testing.T) {
 		}
 		tab.TrackFreed(true)
 		ends := make([][]int, hosts) // per host, the ends laid out so far
-		at := func(s int) time.Time { return base.Add(time.Duration(s) * time.Second) }
+		at := gen{unit: time.Second}.at
 		memos := map[uint64]*FitMemo{}
 		for step := range 300 {
 			h := r.IntN(hosts)
