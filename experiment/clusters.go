@@ -37,7 +37,9 @@ func (r *Result) runClusters(ctx context.Context, s *Spec, base func() (config.C
 		case pol.Gateway != "":
 			run = s.federate
 		}
+		t0 := r.now()
 		overall, clusters, err := run(ctx, base, p, q, r.Seeds[k], w)
+		r.Wall[p][q][k] = r.now().Sub(t0)
 		if err != nil {
 			return fmt.Errorf("%s: %w", at, err)
 		}

@@ -11,14 +11,16 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/bora-sched/bora/report"
 )
 
 // WriteDir writes the experiment's outputs to dir (created if missing):
-// results.txt, results.csv and results.json, and per metric a line plot
-// with 95 % bands, METRIC.svg and METRIC.png. It returns the files'
-// paths.
+// results.txt, results.csv and results.json, timings.csv (WriteTimings:
+// not results, they change from one run to the next), and per metric a
+// line plot with 95 % bands, METRIC.svg and METRIC.png. It returns the
+// files' paths.
 func WriteDir(dir string, r *Result) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -27,7 +29,7 @@ func WriteDir(dir string, r *Result) ([]string, error) {
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer, *Result) error
-	}{{"results.txt", WriteText}, {"results.csv", WriteCSV}, {"results.json", WriteJSON}} {
+	}{{"results.txt", WriteText}, {"results.csv", WriteCSV}, {"results.json", WriteJSON}, {"timings.csv", WriteTimings}} {
 		path := filepath.Join(dir, f.name)
 		if err := writeFile(path, func(w io.Writer) error { return f.write(w, r) }); err != nil {
 			return files, err
@@ -175,6 +177,41 @@ func WriteCSV(w io.Writer, r *Result) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// WriteTimings writes each run's wall-clock time in seconds, a row per
+// (point, policy, seed) in the order of the results, so that the runs
+// that cost the most can be found and a sweep's cost reported. The times
+// depend on the machine and its load, unlike everything else written.
+func WriteTimings(w io.Writer, r *Result) error {
+	s := r.Spec
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"param", "value", "policy", "seed", "wall_s"})
+	for p := range r.Wall {
+		for q := range r.Wall[p] {
+			for k, d := range r.Wall[p][q] {
+				_ = cw.Write([]string{s.Vary.Param, s.Vary.Values[p], s.Policies[q].Name,
+					strconv.FormatUint(r.Seeds[k], 10), strconv.FormatFloat(d.Seconds(), 'f', 3, 64)})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Slowest returns the run that took the longest: its point, policy and
+// seed index, and its time.
+func (r *Result) Slowest() (p, q, k int, d time.Duration) {
+	for i := range r.Wall {
+		for j := range r.Wall[i] {
+			for m, x := range r.Wall[i][j] {
+				if x > d {
+					p, q, k, d = i, j, m, x
+				}
+			}
+		}
+	}
+	return p, q, k, d
 }
 
 // jsonResult is the JSON form of a Result.

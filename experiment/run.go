@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/federation"
@@ -29,6 +30,9 @@ type Options struct {
 	// Progress, when set, is called after each simulation with the runs
 	// done and the total (from the workers' goroutines, one at a time).
 	Progress func(done, total int)
+	// Now is the clock the runs are timed with (Result.Wall); nil:
+	// time.Now.
+	Now func() time.Time
 }
 
 // Result holds every sample of an experiment and their summaries. The
@@ -49,6 +53,14 @@ type Result struct {
 	// their aggregate (aggregation).
 	Clusters       []string
 	ClusterSamples [][][][][]float64
+	// Wall is each run's wall-clock time, [point][policy][seed] (all its
+	// clusters' for a multi-cluster model), and Elapsed the whole
+	// experiment's. They depend on the machine and on what else ran, and
+	// are kept out of the results (WriteTimings).
+	Wall    [][][]time.Duration
+	Elapsed time.Duration
+	Workers int // the simulations run at once
+	now     func() time.Time
 }
 
 // Run runs every (point, seed) workload under every policy, in parallel,
@@ -62,14 +74,21 @@ func Run(ctx context.Context, s *Spec, o Options) (*Result, error) {
 		return nil, err
 	}
 	np, nq, nm := len(s.Vary.Values), len(s.Policies), len(s.Metrics)
-	r := &Result{Spec: s}
+	r := &Result{Spec: s, now: o.Now}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	begun := r.now()
 	for k := range s.Seeds {
 		r.Seeds = append(r.Seeds, s.FirstSeed+uint64(k))
 	}
 	r.Samples = make([][][][]float64, np)
+	r.Wall = make([][][]time.Duration, np)
 	for p := range r.Samples {
 		r.Samples[p] = make([][][]float64, nq)
+		r.Wall[p] = make([][]time.Duration, nq)
 		for q := range r.Samples[p] {
+			r.Wall[p][q] = make([]time.Duration, s.Seeds)
 			r.Samples[p][q] = make([][]float64, nm)
 			for m := range r.Samples[p][q] {
 				r.Samples[p][q][m] = make([]float64, s.Seeds)
@@ -136,8 +155,9 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r.Runs = total
+	r.Runs, r.Workers = total, workers
 	r.summarise()
+	r.Elapsed = r.now().Sub(begun)
 	return r, nil
 }
 
@@ -220,7 +240,9 @@ func (r *Result) runJob(ctx context.Context, s *Spec, base func() (config.Config
 		if err != nil {
 			return err
 		}
+		t0 := r.now()
 		rep, err := sim.RunContext(ctx, sc, w.Requests)
+		r.Wall[p][q][k] = r.now().Sub(t0)
 		if err != nil {
 			return fmt.Errorf("%s=%s, seed %d, policy %s: %w", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], s.Policies[q].Name, err)
 		}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bora-sched/bora/config"
 	"github.com/bora-sched/bora/scheduler/preempt"
@@ -125,7 +127,7 @@ func TestWriteDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"results.txt", "results.csv", "results.json", "local_rejection_rate.svg", "local_rejection_rate.png",
+	want := []string{"results.txt", "results.csv", "results.json", "timings.csv", "local_rejection_rate.svg", "local_rejection_rate.png",
 		"preempted_leases.svg", "preempted_leases.png"}
 	if len(files) != len(want) {
 		t.Fatalf("files %v", files)
@@ -147,6 +149,63 @@ func TestWriteDir(t *testing.T) {
 	csv, _ := os.ReadFile(filepath.Join(dir, "results.csv"))
 	if lines := strings.Count(string(csv), "\n"); lines != 1+2*(2*2+2) {
 		t.Errorf("%d CSV lines, want a header and 2 values x (2 policies + 1 difference) x 2 metrics = 13:\n%s", lines, csv)
+	}
+}
+
+// TestRunTimesEachRun: each run is timed on the clock of the options
+// around its simulation alone, and the experiment as a whole; the
+// timings file lists them in the results' order. The clock moves on by
+// n seconds at its n-th reading, so with one worker the run at place j
+// of the order (value, seed, then policy) reads it at 2j+2 and 2j+3 and
+// takes 2j+3 seconds, and the experiment 1 + 2*8 + 1 readings in all.
+func TestRunTimesEachRun(t *testing.T) {
+	s, err := Parse([]byte(goodSpec), "small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	at := time.Unix(0, 0)
+	now := func() time.Time { // one worker: never read at once
+		n++
+		at = at.Add(time.Duration(n) * time.Second)
+		return at
+	}
+	r, err := Run(context.Background(), s, Options{Workers: 1, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 18 {
+		t.Fatalf("the clock was read %d times, want 1 + 2 a run x 8 + 1 = 18", n)
+	}
+	// Readings 2 to 18 add 2+3+...+18 = 170 seconds.
+	if r.Elapsed != 170*time.Second || r.Workers != 1 {
+		t.Errorf("elapsed %v on %d workers, want 2m50s on 1", r.Elapsed, r.Workers)
+	}
+	for p := range 2 {
+		for k := range 2 {
+			for q := range 2 {
+				j := (p*2+k)*2 + q
+				if got, want := r.Wall[p][q][k], time.Duration(2*j+3)*time.Second; got != want {
+					t.Errorf("value %d, seed %d, policy %d: %v, want %v", p, k, q, got, want)
+				}
+			}
+		}
+	}
+	if p, q, k, d := r.Slowest(); p != 1 || q != 1 || k != 1 || d != 17*time.Second {
+		t.Errorf("slowest: value %d, policy %d, seed %d, %v; want the last run, 17 s", p, q, k, d)
+	}
+	var b bytes.Buffer
+	if err := WriteTimings(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 9 || lines[0] != "param,value,policy,seed,wall_s" {
+		t.Fatalf("timings.csv:\n%s", b.String())
+	}
+	// Rows go by value, policy, then seed: the second is value 0, policy
+	// 0, seed index 1, the run at place 2 (7 s).
+	if want := "local_share," + s.Vary.Values[0] + "," + s.Policies[0].Name + "," + strconv.FormatUint(r.Seeds[1], 10) + ",7.000"; lines[2] != want {
+		t.Errorf("row 2 %q, want %q", lines[2], want)
 	}
 }
 

@@ -40,7 +40,10 @@ func TestExperimentEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, name := range []string{"results.txt", "results.csv", "results.json", "local_rejection_rate.svg",
+	if !strings.Contains(stderr, "bora experiment: 8 runs in ") || !strings.Contains(stderr, "the longest run: local_share=") {
+		t.Errorf("no line with what the sweep cost on stderr:\n%s", stderr)
+	}
+	for _, name := range []string{"results.txt", "results.csv", "results.json", "timings.csv", "local_rejection_rate.svg",
 		"local_rejection_rate.png", "utilisation.svg", "utilisation.png"} {
 		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", name, err)

@@ -32,7 +32,8 @@ to sweep, the policies to compare, the number of seeds and the metrics
 under every policy, in parallel on all cores. The tables of mean ± 95 %
 confidence interval go to standard output and, with the plots, to the
 output directory: results.txt, results.csv, results.json, METRIC.svg and
-METRIC.png. The same file gives the same numbers.`,
+METRIC.png, with each run's wall-clock time in timings.csv. The same file
+gives the same numbers.`,
 		Example: `  bora experiment examples/experiments/ch3-local-share.yaml
   bora experiment my.yaml -o out/my --seeds 3 --workers 2`,
 		Args: cobra.ExactArgs(1),
@@ -98,7 +99,24 @@ func runExperiment(cmd *cobra.Command, f *experimentFlags, file string) (err err
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", strings.Join(files, ", "))
+	fmt.Fprintln(cmd.ErrOrStderr(), timingLine(res, processCPU))
 	return nil
+}
+
+// timingLine says what the sweep cost: its runs, wall-clock time and
+// workers, the process's CPU time where cpu can tell it, and the run
+// that took the longest (every run's time is in timings.csv).
+func timingLine(r *experiment.Result, cpu func() (user, sys time.Duration, ok bool)) string {
+	round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	line := fmt.Sprintf("bora experiment: %d runs in %s on %d workers", r.Runs, round(r.Elapsed), r.Workers)
+	if user, sys, ok := cpu(); ok {
+		line += fmt.Sprintf(", %.1f s of CPU (%.1f user, %.1f system)", (user + sys).Seconds(), user.Seconds(), sys.Seconds())
+	}
+	if p, q, k, d := r.Slowest(); d > 0 {
+		s := r.Spec
+		line += fmt.Sprintf("; the longest run: %s=%s, seed %d, %s, %s", s.Vary.Param, s.Vary.Values[p], r.Seeds[k], s.Policies[q].Name, round(d))
+	}
+	return line
 }
 
 // progressBar is `bora experiment`'s progress on standard error: on a

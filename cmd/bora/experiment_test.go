@@ -9,7 +9,35 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bora-sched/bora/experiment"
 )
+
+// TestTimingLine: the sweep's runs, time and workers, the CPU time when
+// it is known, and its longest run by value, seed and policy.
+func TestTimingLine(t *testing.T) {
+	r := &experiment.Result{
+		Spec: &experiment.Spec{Vary: experiment.Vary{Param: "local_share", Values: []string{"0.2", "0.7"}},
+			Policies: []experiment.Policy{{Name: "NOP"}, {Name: "MOV"}}},
+		Seeds: []uint64{1, 2}, Runs: 8, Workers: 2, Elapsed: 228740 * time.Millisecond,
+		Wall: [][][]time.Duration{
+			{{time.Second, 2 * time.Second}, {3 * time.Second, 6420 * time.Millisecond}},
+			{{time.Second, time.Second}, {time.Second, 5 * time.Second}},
+		},
+	}
+	cpu := func() (time.Duration, time.Duration, bool) {
+		return 438960 * time.Millisecond, 8770 * time.Millisecond, true
+	}
+	want := "bora experiment: 8 runs in 3m48.7s on 2 workers, 447.7 s of CPU (439.0 user, 8.8 system); " +
+		"the longest run: local_share=0.2, seed 2, MOV, 6.4s"
+	if got := timingLine(r, cpu); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	none := func() (time.Duration, time.Duration, bool) { return 0, 0, false }
+	if got := timingLine(r, none); strings.Contains(got, "CPU") || !strings.HasPrefix(got, "bora experiment: 8 runs in 3m48.7s on 2 workers; the longest") {
+		t.Errorf("without the CPU time: %q", got)
+	}
+}
 
 // TestFormatBar: 12 of 40 runs in 36 s: 30 % of the bar, and 28 runs
 // left at 3 s each, 1m24s.
