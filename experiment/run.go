@@ -30,8 +30,8 @@ type Options struct {
 	// Progress, when set, is called after each simulation with the runs
 	// done and the total (from the workers' goroutines, one at a time).
 	Progress func(done, total int)
-	// Now is the clock the runs are timed with (Result.Wall); nil:
-	// time.Now.
+	// Now is the clock the runs are timed with (Result.Wall), read by
+	// the workers at once (it must allow that); nil: time.Now.
 	Now func() time.Time
 }
 
