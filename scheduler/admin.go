@@ -9,7 +9,7 @@ import (
 
 // lookup returns a live lease or the error the admin operations return.
 func (s *Scheduler) lookup(id LeaseID) (*Lease, error) {
-	l := s.leases[id]
+	l := s.leases.get(id)
 	if l == nil {
 		return nil, fmt.Errorf("lease %d: %w", id, ErrUnknownLease)
 	}
@@ -134,7 +134,7 @@ func (s *Scheduler) SetHostEnabled(now time.Time, h slottable.HostID, enabled bo
 	}
 	if !enabled {
 		for _, id := range s.queue {
-			l := s.leases[id]
+			l := s.leases.get(id)
 			if l.entered || !planUsesBefore(l, h, PowerForever) {
 				continue
 			}
@@ -153,6 +153,6 @@ func (s *Scheduler) HostEnabled(h slottable.HostID) bool { return !s.table.Close
 
 // Held reports whether lease id is held suspended by an administrator.
 func (s *Scheduler) Held(id LeaseID) bool {
-	l := s.leases[id]
+	l := s.leases.get(id)
 	return l != nil && l.hold
 }

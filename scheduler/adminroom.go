@@ -41,7 +41,7 @@ func (s *Scheduler) opRoom(l *Lease, what string, from, to time.Time, hosts []sl
 			return s.noRoom(l, what, h, from, to, movable)
 		}
 		for _, r := range s.table.ReservationsOn(h, from, to) {
-			if m := s.leases[LeaseID(r.Lease)]; !own(r) && movable(r) && !containsLease(moving, m) {
+			if m := s.leases.get(LeaseID(r.Lease)); !own(r) && movable(r) && !containsLease(moving, m) {
 				moving = append(moving, m)
 			}
 		}
@@ -58,7 +58,7 @@ func (s *Scheduler) opRoom(l *Lease, what string, from, to time.Time, hosts []sl
 // movableFor reports whether lease id's plan may give way to an operation
 // of lease l: it is queued, has not begun and is not deadline-bound.
 func (s *Scheduler) movableFor(l *Lease, id uint64) bool {
-	m := s.leases[LeaseID(id)]
+	m := s.leases.get(LeaseID(id))
 	return m != nil && m != l && m.queued && !m.entered && !deadlineBound(m)
 }
 

@@ -135,7 +135,7 @@ func (s *Scheduler) BootFailed(now time.Time, h slottable.HostID) error {
 		return err
 	}
 	for _, id := range s.leasesOn(h, now) {
-		if l := s.leases[id]; l != nil && s.moveFixed(l, now) {
+		if l := s.leases.get(id); l != nil && s.moveFixed(l, now) {
 			l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonBootFailed,
 				Detail: detail + ": moved to other hosts"})
 		}
@@ -177,7 +177,7 @@ func (s *Scheduler) moveFixed(l *Lease, now time.Time) bool {
 // planned on host h before until, noting why in their history.
 func (s *Scheduler) unplanOn(now time.Time, h slottable.HostID, until time.Time, why Reason, detail string) {
 	for _, id := range s.queue {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		if l.entered || deadlineBound(l) || !planUsesBefore(l, h, until) {
 			continue
 		}

@@ -103,7 +103,7 @@ func (s *Scheduler) resizePower(h slottable.HostID, c slottable.Resources) error
 // now on (see SetHostCapacity); it returns those that stay.
 func (s *Scheduler) fitHost(now time.Time, h slottable.HostID, detail string) ([]LeaseID, error) {
 	for i := len(s.queue) - 1; i >= 0; i-- {
-		l := s.leases[s.queue[i]]
+		l := s.leases.get(s.queue[i])
 		if l == nil || l.entered || deadlineBound(l) || !s.overBy(l.ID, h, now) {
 			continue
 		}
@@ -117,7 +117,7 @@ func (s *Scheduler) fitHost(now time.Time, h slottable.HostID, detail string) ([
 		return nil, err
 	}
 	for i := len(on) - 1; i >= 0; i-- {
-		if l := s.leases[on[i]]; l != nil && s.overBy(l.ID, h, now) && s.moveFixed(l, now) {
+		if l := s.leases.get(on[i]); l != nil && s.overBy(l.ID, h, now) && s.moveFixed(l, now) {
 			l.History = append(l.History, Event{At: now, State: l.State, Reason: ReasonHostResized,
 				Detail: detail + ": moved to other hosts"})
 		}
@@ -127,7 +127,7 @@ func (s *Scheduler) fitHost(now time.Time, h slottable.HostID, detail string) ([
 	}
 	var stuck []LeaseID
 	for _, id := range s.leasesOn(h, now) {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		if l == nil || !s.overBy(id, h, now) {
 			continue
 		}

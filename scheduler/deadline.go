@@ -111,7 +111,7 @@ func (s *Scheduler) foresee(pre *Lease, p placement, total time.Duration, victim
 		}
 	}
 	for _, id := range s.queue {
-		if q := s.leases[id]; mayGiveWay(q) {
+		if q := s.leases.get(id); mayGiveWay(q) {
 			drop(q)
 		}
 	}
@@ -290,7 +290,7 @@ func (s *Scheduler) givingWayMayHelp(l, keep *Lease, from, until time.Time, tota
 	gives := s.giveWayBuf[:0]
 	found := false
 	for _, id := range s.queue {
-		q := s.leases[id]
+		q := s.leases.get(id)
 		if !s.takable(q, l, keep) {
 			continue
 		}
@@ -355,7 +355,7 @@ func mayGiveWay(q *Lease) bool {
 func (s *Scheduler) takeQueued(l, keep *Lease) map[*Lease][]phase {
 	taken := map[*Lease][]phase{}
 	for _, id := range s.queue {
-		if q := s.leases[id]; s.takable(q, l, keep) {
+		if q := s.leases.get(id); s.takable(q, l, keep) {
 			taken[q] = s.takePlan(q)
 		}
 	}
@@ -379,7 +379,7 @@ func (s *Scheduler) giveBack(taken map[*Lease][]phase, from, to time.Time, l *Le
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
-		q := s.leases[id]
+		q := s.leases.get(id)
 		old := taken[q]
 		if to.IsZero() || !old[0].start.Before(to) || !old[len(old)-1].end.After(from) {
 			if !s.restorePlan(q, old) {
@@ -405,7 +405,7 @@ func (s *Scheduler) giveBack(taken map[*Lease][]phase, from, to time.Time, l *Le
 func (s *Scheduler) passOrder() []LeaseID {
 	mixed := false
 	for _, id := range s.queue {
-		if passRank(s.leases[id]) < 2 {
+		if passRank(s.leases.get(id)) < 2 {
 			mixed = true
 			break
 		}
@@ -415,7 +415,7 @@ func (s *Scheduler) passOrder() []LeaseID {
 		return order
 	}
 	sort.SliceStable(order, func(i, j int) bool {
-		a, b := s.leases[order[i]], s.leases[order[j]]
+		a, b := s.leases.get(order[i]), s.leases.get(order[j])
 		ra, rb := passRank(a), passRank(b)
 		if ra != rb {
 			return ra < rb

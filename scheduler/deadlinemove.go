@@ -131,7 +131,7 @@ func (s *Scheduler) moversFor(first *mover, now time.Time) []*mover {
 	in := map[LeaseID]bool{first.l.ID: true}
 	for i := 0; i < len(ms); i++ {
 		s.table.EachOverlapping(ms[i].from, ms[i].deadlineOf(), func(r slottable.Reservation) {
-			q := s.leases[LeaseID(r.Lease)]
+			q := s.leases.get(LeaseID(r.Lease))
 			if q == nil || in[q.ID] || !movableDeadline(q, e) {
 				return
 			}

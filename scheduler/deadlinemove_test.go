@@ -198,11 +198,11 @@ func TestFutileTriesSkipped(t *testing.T) {
 				refused++
 			}
 			for _, id := range ref.ids {
-				pa, pb := plainPlan(ref.leases[id]), plainPlan(fast.leases[id])
+				pa, pb := plainPlan(ref.leases.get(id)), plainPlan(fast.leases.get(id))
 				if pa != pb {
 					t.Fatalf("seed %d, after lease %s: lease %d planned %s exhaustive, %s skipping", seed, r.Name, id, pa, pb)
 				}
-				if len(ref.leases[id].History) > 0 && ref.leases[id].History[len(ref.leases[id].History)-1].Reason == ReasonMovedForDeadline {
+				if len(ref.leases.get(id).History) > 0 && ref.leases.get(id).History[len(ref.leases.get(id).History)-1].Reason == ReasonMovedForDeadline {
 					moved++
 				}
 			}

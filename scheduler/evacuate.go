@@ -85,7 +85,7 @@ func (s *Scheduler) evacuation(now time.Time, h slottable.HostID) ([]*victim, []
 	var move []*victim
 	var unplan []*Lease
 	for _, id := range s.leasesOn(h, now) {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		if l == nil || leavesOnly(l) {
 			continue
 		}

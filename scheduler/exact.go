@@ -86,7 +86,7 @@ func (s *Scheduler) exactEnter(l *Lease) {
 	}
 	end, r, seen := l.plannedEnd(), passRank(l), false
 	for _, id := range s.queue {
-		q := s.leases[id]
+		q := s.leases.get(id)
 		if q == l {
 			seen = true
 			continue

@@ -12,10 +12,10 @@ func (s *Scheduler) Forget(cutoff time.Time) []LeaseID {
 	var gone []LeaseID
 	kept := s.ids[:0]
 	for _, id := range s.ids {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		if l.State.Terminal() && !l.End.IsZero() && l.End.Before(cutoff) && len(l.plan) == 0 {
 			gone = append(gone, id)
-			delete(s.leases, id)
+			s.leases.del(id)
 			continue
 		}
 		kept = append(kept, id)
@@ -35,9 +35,9 @@ func (s *Scheduler) Forget(cutoff time.Time) []LeaseID {
 func (s *Scheduler) Release(ids []LeaseID) int {
 	drop := map[LeaseID]bool{}
 	for _, id := range ids {
-		if l := s.leases[id]; l != nil && l.State.Terminal() && len(l.plan) == 0 {
+		if l := s.leases.get(id); l != nil && l.State.Terminal() && len(l.plan) == 0 {
 			drop[id] = true
-			delete(s.leases, id)
+			s.leases.del(id)
 		}
 	}
 	if len(drop) == 0 {

@@ -69,7 +69,7 @@ func TestGiveWaySparedMatchesTaking(t *testing.T) {
 func decisionState(s *Scheduler) string {
 	var b strings.Builder
 	for _, id := range s.ids {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		fmt.Fprintf(&b, "%d %s %s %q cur=%d entered=%v queued=%v hist=%d", l.ID, l.State, l.Reason, l.Detail, l.cur, l.entered, l.queued, len(l.History))
 		for _, p := range l.plan {
 			fmt.Fprintf(&b, " [%s %s-%s %v]", p.kind, p.start.Sub(t0), p.end.Sub(t0), p.hosts)

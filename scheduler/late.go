@@ -28,7 +28,7 @@ func (s *Scheduler) CatchUp(lastUp, now time.Time) []Change {
 	down := now.Sub(lastUp)
 	var out []Change
 	for _, id := range s.ids {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		if l.State != Scheduled || l.entered || l.cur >= len(l.plan) || !l.plan[l.cur].start.Before(now) {
 			continue
 		}

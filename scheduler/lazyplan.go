@@ -76,7 +76,7 @@ func (s *Scheduler) deferQueue() {
 		return
 	}
 	for _, id := range s.queue {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		if l.State == Scheduled && !l.entered && !deadlineBound(l) && !s.starved(l, s.now) {
 			l.gen++ // as unplan: its wake-ups are stale
 			if len(l.plan) > 0 {

@@ -114,7 +114,7 @@ func lockstep(a, b *Scheduler, reqs []Request, rng *rand.Rand, check func(what s
 		advance(now, false)
 		if rng != nil && rng.Intn(3) == 0 {
 			for _, id := range b.ids {
-				if b.leases[id].State == Running {
+				if b.leases.get(id).State == Running {
 					step(fmt.Sprintf("lease %d ends at %s", id, now.Sub(t0)), func(s *Scheduler) []Action { return s.Finished(now, id) })
 					break
 				}
@@ -185,7 +185,7 @@ func lazyWorkload(rng *rand.Rand, slots int) []Request {
 func schedState(s *Scheduler) string {
 	var b strings.Builder
 	for _, id := range s.ids {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		fmt.Fprintf(&b, "%d %s %s %q gen=%d cur=%d entered=%v queued=%v hist=%d", l.ID, l.State, l.Reason, l.Detail, l.gen, l.cur, l.entered, l.queued, len(l.History))
 		for _, p := range l.plan {
 			fmt.Fprintf(&b, " [%s %s-%s %v %v]", p.kind, p.start.Sub(t0), p.end.Sub(t0), p.hosts, p.res)
@@ -293,7 +293,7 @@ func TestSettleAfterEarlyEnd(t *testing.T) {
 	if !lazy.exact {
 		t.Fatal("no note that the plans are those from scratch after the arrivals")
 	}
-	planAt := func(id LeaseID) time.Duration { return lazy.leases[id].PlannedStart().Sub(t0) }
+	planAt := func(id LeaseID) time.Duration { return lazy.leases.get(id).PlannedStart().Sub(t0) }
 	if got := planAt(ids[2]); got != min(60) {
 		t.Fatalf("X planned at %s, want 60m", got)
 	}

@@ -28,7 +28,7 @@ import (
 // even so (a lease that has begun, or a host's power reservation, is in the
 // way), nothing changes and ErrHostBusy is returned.
 func (s *Scheduler) OperationLate(now time.Time, id LeaseID, until time.Time) (time.Time, error) {
-	l := s.leases[id]
+	l := s.leases.get(id)
 	if l == nil {
 		return time.Time{}, fmt.Errorf("lease %d: %w", id, ErrUnknownLease)
 	}
@@ -83,7 +83,7 @@ func (s *Scheduler) inTheWay(l *Lease, p *phase, rest []phase, delta time.Durati
 	add := func(hosts []slottable.HostID, from, to time.Time) {
 		for _, h := range distinctHosts(hosts) {
 			for _, r := range s.table.ReservationsOn(h, from, to) {
-				m := s.leases[r.Lease]
+				m := s.leases.get(r.Lease)
 				if r.Lease == 0 || seen[r.Lease] || m == nil || m.entered || m.cur != 0 || deadlineBound(m) {
 					continue
 				}

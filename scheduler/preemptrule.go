@@ -97,7 +97,7 @@ func (s *Scheduler) candidates(preemptor *Lease, at, end time.Time) []*victim {
 			return
 		}
 		seen[r.Lease] = nil
-		l := s.leases[r.Lease]
+		l := s.leases.get(r.Lease)
 		if l == nil || !s.rule.MayPreempt(preemptor, l) {
 			return
 		}

@@ -11,7 +11,7 @@ func (s *Scheduler) Refuse(now time.Time, req Request, r Reason, detail string) 
 	s.setNow(now)
 	l := &Lease{ID: s.nextID, Req: req, Submitted: now, Ready: now, Ops: map[Operation]int{}}
 	s.nextID++
-	s.leases[l.ID] = l
+	s.leases.set(l)
 	s.ids = append(s.ids, l.ID)
 	l.setState(now, Pending, "", "")
 	s.reject(l, now, r, detail)

@@ -75,7 +75,7 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 	s.restoreState(st)
 	gaveWay := false
 	for i := range changes {
-		if l := s.leases[changes[i].Lease]; fixedUnplanned(l) {
+		if l := s.leases.get(changes[i].Lease); fixedUnplanned(l) {
 			if !gaveWay {
 				s.unplanQueue() // queued leases give way to fixed ones, as to a new arrival
 				gaveWay = true
@@ -84,7 +84,7 @@ func repair(cfg Config, table *slottable.Table, epoch time.Time, st SavedState, 
 		}
 	}
 	for _, c := range changes {
-		l := s.leases[c.Lease]
+		l := s.leases.get(c.Lease)
 		l.History = append(l.History, Event{At: st.Now, State: l.State, Reason: c.Reason, Detail: c.Detail})
 	}
 	s.dirty = true

@@ -21,7 +21,7 @@ type Scheduler struct {
 	rule   PreemptionRule // who may preempt whom (preemptrule.go)
 	log    Logger
 
-	leases map[LeaseID]*Lease
+	leases leaseIndex
 	ids    []LeaseID // every lease, in submission order
 	nextID LeaseID
 	queue  []LeaseID // best-effort leases waiting (queued, planned, suspended), in priority order
@@ -122,8 +122,8 @@ func New(cfg Config, table *slottable.Table, epoch time.Time, log Logger) (*Sche
 	return &Scheduler{
 		cfg: cfg, table: table, epoch: epoch, mapper: mappers[cfg.Mapper], rule: OriginRule{},
 		log:    log,
-		leases: map[LeaseID]*Lease{}, nextID: 1,
-		stats: Stats{Search: map[string]int{}},
+		nextID: 1,
+		stats:  Stats{Search: map[string]int{}},
 	}, nil
 }
 
@@ -137,13 +137,13 @@ func (s *Scheduler) Table() *slottable.Table { return s.table }
 func (s *Scheduler) Stats() Stats { return s.stats }
 
 // Lease returns the lease with that ID, or nil.
-func (s *Scheduler) Lease(id LeaseID) *Lease { return s.leases[id] }
+func (s *Scheduler) Lease(id LeaseID) *Lease { return s.leases.get(id) }
 
 // Leases returns every lease in submission order.
 func (s *Scheduler) Leases() []*Lease {
 	out := make([]*Lease, len(s.ids))
 	for i, id := range s.ids {
-		out[i] = s.leases[id]
+		out[i] = s.leases.get(id)
 	}
 	return out
 }
@@ -159,7 +159,7 @@ func (s *Scheduler) At(d time.Duration) time.Time { return s.epoch.Add(d) }
 func (s *Scheduler) NextEvent() (time.Time, bool) {
 	for len(s.wake) > 0 {
 		w := s.wake[0]
-		if l := s.leases[w.lease]; l != nil && l.gen == w.gen {
+		if l := s.leases.get(w.lease); l != nil && l.gen == w.gen {
 			next := w.at
 			if t, ok := s.nextTick(); ok && t.Before(next) {
 				next = t
@@ -214,7 +214,7 @@ func (s *Scheduler) run(now time.Time) {
 	for {
 		for len(s.wake) > 0 && !s.wake[0].at.After(now) {
 			w := s.wake.Pop()
-			if l := s.leases[w.lease]; l != nil && l.gen == w.gen {
+			if l := s.leases.get(w.lease); l != nil && l.gen == w.gen {
 				s.step(l, now)
 			}
 		}
@@ -294,7 +294,7 @@ func (s *Scheduler) Check() error {
 		return err
 	}
 	for _, id := range s.ids {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		for i := l.cur; i < len(l.plan); i++ {
 			for _, r := range l.plan[i].res {
 				if _, ok := s.table.Get(r); !ok {
@@ -357,7 +357,7 @@ const minWakeLimit = 1024
 // same wake-up). The heap may grow to twice what is left before the next.
 func (s *Scheduler) compactWake() {
 	s.wake.Filter(func(w wakeup) bool {
-		l := s.leases[w.lease]
+		l := s.leases.get(w.lease)
 		return l != nil && l.gen == w.gen
 	})
 	s.wakeLimit = 2 * len(s.wake)
@@ -494,7 +494,7 @@ func (s *Scheduler) finishPlan(l *Lease, now time.Time) {
 func (s *Scheduler) requeueFront(l *Lease) {
 	s.removeFromQueue(l.ID)
 	i := 0
-	for i < len(s.queue) && s.leases[s.queue[i]].Preemptions > 0 {
+	for i < len(s.queue) && s.leases.get(s.queue[i]).Preemptions > 0 {
 		i++
 	}
 	s.queue = append(s.queue, 0)
@@ -511,7 +511,7 @@ func (s *Scheduler) removeFromQueue(id LeaseID) {
 			break
 		}
 	}
-	if l := s.leases[id]; l != nil {
+	if l := s.leases.get(id); l != nil {
 		l.queued = false
 	}
 }

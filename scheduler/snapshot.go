@@ -64,7 +64,7 @@ type SavedState struct {
 
 // Save returns lease id in its saved form, or false when it is unknown.
 func (s *Scheduler) Save(id LeaseID) (SavedLease, bool) {
-	l := s.leases[id]
+	l := s.leases.get(id)
 	if l == nil {
 		return SavedLease{}, false
 	}
@@ -143,7 +143,7 @@ func (s *Scheduler) restoreState(st SavedState) {
 		s.nextID = st.NextID
 	}
 	for _, id := range st.Queue {
-		if l := s.leases[id]; l != nil && l.queued {
+		if l := s.leases.get(id); l != nil && l.queued {
 			s.queue = append(s.queue, id)
 		}
 	}
@@ -159,7 +159,7 @@ func (s *Scheduler) restoreState(st SavedState) {
 
 // addRestored puts restored lease l among the scheduler's leases.
 func (s *Scheduler) addRestored(l *Lease) {
-	s.leases[l.ID] = l
+	s.leases.set(l)
 	s.ids = append(s.ids, l.ID)
 	if l.ID >= s.nextID {
 		s.nextID = l.ID + 1

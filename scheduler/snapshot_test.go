@@ -113,7 +113,7 @@ func TestRestoreCarriesOn(t *testing.T) {
 			// just compacted: the first decision after a restart does not
 			// filter it again (BenchmarkPreemptDecision restores each time).
 			for _, w := range b.wake {
-				if l := b.leases[w.lease]; l == nil || l.gen != w.gen {
+				if l := b.leases.get(w.lease); l == nil || l.gen != w.gen {
 					t.Fatalf("restored a stale wake-up %+v", w)
 				}
 			}

@@ -45,7 +45,7 @@ func (s *Scheduler) starvedFirst(order []LeaseID, now time.Time) []LeaseID {
 	}
 	var bound, starved, rest []LeaseID
 	for _, id := range order {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		switch {
 		case deadlineBound(l):
 			bound = append(bound, id)
@@ -59,7 +59,7 @@ func (s *Scheduler) starvedFirst(order []LeaseID, now time.Time) []LeaseID {
 		return order
 	}
 	slices.SortStableFunc(starved, func(a, b LeaseID) int {
-		return waitingSince(s.leases[a]).Compare(waitingSince(s.leases[b]))
+		return waitingSince(s.leases.get(a)).Compare(waitingSince(s.leases.get(b)))
 	})
 	return append(append(bound, starved...), rest...)
 }

@@ -16,7 +16,7 @@ func (s *Scheduler) Submit(now time.Time, req Request) (*Lease, []Action) {
 	s.run(now)
 	l := &Lease{ID: s.nextID, Req: req, Submitted: now, Ops: map[Operation]int{}}
 	s.nextID++
-	s.leases[l.ID] = l
+	s.leases.set(l)
 	s.ids = append(s.ids, l.ID)
 	l.setState(now, Pending, "", "")
 	if err := req.ValidateAt(s.epoch); err != nil {
@@ -90,7 +90,7 @@ func (s *Scheduler) enqueue(l *Lease, now time.Time) {
 	}
 	held, blocked := 0, false
 	for _, id := range s.queue[:len(s.queue)-1] {
-		q := s.leases[id]
+		q := s.leases.get(id)
 		if q.State == Scheduled && !deadlineBound(q) {
 			held++
 		} else if q.State == Queued || q.State == Suspended {
@@ -274,7 +274,7 @@ func (s *Scheduler) replanPass(now time.Time) {
 	s.settle = false
 	for _, id := range s.starvedFirst(s.passOrder(), now) {
 		s.amid = false
-		l := s.leases[id]
+		l := s.leases.get(id)
 		if l.entered || !l.queued {
 			continue
 		}
@@ -434,7 +434,7 @@ func (s *Scheduler) placeFixed(l *Lease, now time.Time) {
 func (s *Scheduler) deadlineRefusal(l *Lease, from, until time.Time, total time.Duration, now time.Time) (Reason, string) {
 	e := s.earliest(now)
 	movable := func(r slottable.Reservation) bool {
-		q := s.leases[LeaseID(r.Lease)]
+		q := s.leases.get(LeaseID(r.Lease))
 		return s.lazyPlan(r) || q != nil && movableDeadline(q, e)
 	}
 	if _, ok := s.find(l, from, until, total, movable); ok {
@@ -456,7 +456,7 @@ func (s *Scheduler) accept(l *Lease, p placement, sp []stepSpec, now time.Time) 
 // as fixed leases do.
 func (s *Scheduler) unplanQueue() {
 	for _, id := range s.queue {
-		l := s.leases[id]
+		l := s.leases.get(id)
 		if l.State == Scheduled && !l.entered && !deadlineBound(l) && !s.starved(l, s.now) {
 			s.unplan(l)
 			l.fromScratch, s.fromScratch = true, true
@@ -470,7 +470,7 @@ func (s *Scheduler) unplanQueue() {
 func (s *Scheduler) Finished(now time.Time, id LeaseID) []Action {
 	s.setNow(now)
 	s.run(now)
-	l := s.leases[id]
+	l := s.leases.get(id)
 	if l == nil || l.State != Running || !l.entered || l.plan[l.cur].kind != phRun {
 		return s.flush()
 	}
@@ -500,7 +500,7 @@ func (s *Scheduler) Finished(now time.Time, id LeaseID) []Action {
 func (s *Scheduler) Cancel(now time.Time, id LeaseID) ([]Action, error) {
 	s.setNow(now)
 	s.run(now)
-	l := s.leases[id]
+	l := s.leases.get(id)
 	if l == nil {
 		return nil, fmt.Errorf("lease %d: %w", id, ErrUnknownLease)
 	}

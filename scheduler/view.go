@@ -31,7 +31,7 @@ func (l *Lease) Plan() []PlanPhase {
 // Leases and Current without copying the lease list.
 func (s *Scheduler) HostsInUse(f func(hosts []slottable.HostID)) {
 	for _, id := range s.ids {
-		if l := s.leases[id]; l != nil && l.cur < len(l.plan) && l.entered {
+		if l := s.leases.get(id); l != nil && l.cur < len(l.plan) && l.entered {
 			f(l.plan[l.cur].hosts)
 		}
 	}

@@ -181,7 +181,8 @@ func (t *Table) fitHosts(q Query, s *fitSweep) []HostID {
 // fitSweep holds the state and scratch space of one EarliestFit.
 type fitSweep struct {
 	t        *Table
-	q        *Query
+	q        *Query // &qv
+	qv       Query  // the query, copied: a pointer to the caller's moved it to the heap
 	from     int64
 	d        int64 // duration in ns, >= 1
 	w        walker
@@ -208,13 +209,14 @@ var sweeps = sync.Pool{New: func() any { return new(fitSweep) }}
 // space; give it back with putSweep once nothing refers to it.
 func getSweep(t *Table, q *Query) *fitSweep {
 	s := sweeps.Get().(*fitSweep)
-	s.t, s.q, s.from, s.d = t, q, 0, 0
+	s.qv = *q
+	s.t, s.q, s.from, s.d = t, &s.qv, 0, 0
 	s.lv, s.win, s.ev, s.hosts = s.lv[:0], s.win[:0], s.ev[:0], s.hosts[:0]
 	return s
 }
 
 func putSweep(s *fitSweep) {
-	s.t, s.q = nil, nil
+	s.t, s.q, s.qv = nil, nil, Query{} // qv holds the caller's funcs
 	s.w.t, s.w.p = nil, nil
 	clear(s.w.ev) // they hold reservations' resource vectors
 	s.w.ev = s.w.ev[:0]
