@@ -60,7 +60,7 @@ func (s *Scheduler) DryRun(now time.Time, req Request) DryRun {
 func (s *Scheduler) Clone() *Scheduler {
 	c := *s // every value field, a field added later too; then the shared ones
 	c.table, c.log, c.Record = s.table.Clone(), discard{}, nil
-	c.leases = s.leases.clone((*Lease).clone)
+	c.leases = leaseIndex{s.leases.Clone((*Lease).clone)}
 	c.ids, c.queue, c.wake, c.out = slices.Clone(s.ids), slices.Clone(s.queue), slices.Clone(s.wake), slices.Clone(s.out)
 	c.stats.Search = maps.Clone(s.stats.Search)
 	c.power = s.power.clone()

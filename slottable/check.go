@@ -73,14 +73,18 @@ func (t *Table) checkReservations() error {
 		return corrupt("%d live slots, %d IDs, %d free of %d", live, t.byID.len(), len(t.free), len(t.rs))
 	}
 	inLease := 0
-	for l, ids := range t.lease {
+	var wrong error
+	t.lease.Range(func(l uint64, ids []ResID) {
 		for _, id := range ids {
 			s, ok := t.byID.get(id)
-			if !ok || t.rs[s].Lease != l {
-				return corrupt("lease %d lists reservation %d wrongly", l, id)
+			if wrong == nil && (!ok || t.rs[s].Lease != l) {
+				wrong = corrupt("lease %d lists reservation %d wrongly", l, id)
 			}
 		}
 		inLease += len(ids)
+	})
+	if wrong != nil {
+		return wrong
 	}
 	if inLease != live {
 		return corrupt("lease index holds %d reservations, want %d", inLease, live)

@@ -61,7 +61,7 @@ func TestCountProfileSameAnswers(t *testing.T) {
 				// reservations left out when it has any.
 				qa := q
 				qa.Hosts, qa.Until = nil, time.Time{}
-				own := p.lease >= 0 && len(tab.lease[uint64(p.lease)]) > 0
+				own := p.lease >= 0 && len(tab.resOf(uint64(p.lease))) > 0
 				if !own {
 					qa.Ignore = nil
 				}
@@ -242,7 +242,7 @@ func TestEarliestFitWithoutPackedPlans(t *testing.T) {
 			lease := uint64(1 + r.IntN(6))
 			q := Query{N: 1 + r.IntN(hosts*vms), Per: per, Duration: time.Duration(1+r.IntN(15)) * time.Second, From: at(r.IntN(40))}
 			c := tab.Clone()
-			for _, id := range slices.Clone(c.lease[lease]) {
+			for _, id := range slices.Clone(c.resOf(lease)) {
 				if err := c.Remove(id); err != nil {
 					t.Fatal(err)
 				}

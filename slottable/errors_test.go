@@ -88,7 +88,7 @@ var errorCases = []struct {
 		return tab.Check()
 	}, ErrCorrupt},
 	{"Check corrupt lease index", func(tab *Table, ids [5]ResID) error {
-		tab.lease[42] = append(tab.lease[42], ids[1])
+		tab.lease.Set(42, append(tab.resOf(42), ids[1]))
 		return tab.Check()
 	}, ErrCorrupt},
 }

@@ -275,7 +275,7 @@ func (t *Table) Holds(m *FitMemo) bool {
 // what it was, so it does not fit now. A memo is about the table without
 // the lease's reservations, so the lease's own changes do not count.
 func (t *Table) EarliestFitMemo(q Query, lease uint64, m *FitMemo) (Fit, bool) {
-	if len(t.lease[lease]) > 0 {
+	if len(t.resOf(lease)) > 0 {
 		return t.EarliestFit(q)
 	}
 	return t.earliestFitMemo(q, lease, m, false)
@@ -309,12 +309,12 @@ var withoutBufs = sync.Pool{New: func() any { return new(withoutBuf) }}
 // and the hosts and slots that hold them, in b's room), and whether it
 // has any.
 func (t *Table) withoutQuery(q Query, lease uint64, b *withoutBuf) (Query, bool) {
-	own := len(t.lease[lease]) > 0
+	own := len(t.resOf(lease)) > 0
 	if own {
 		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
-		n := len(t.lease[lease])
+		n := len(t.resOf(lease))
 		q.ignoreOn, q.ignoreSlots = slices.Grow(b.on[:0], n)[:n], slices.Grow(b.slots[:0], n)
-		for _, id := range t.lease[lease] {
+		for _, id := range t.resOf(lease) {
 			slot, _ := t.byID.get(id)
 			q.ignoreSlots = append(q.ignoreSlots, slot)
 		}
@@ -453,7 +453,7 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 	if own {
 		mine = slices.Clone(q.ignoreSlots)
 		if mine == nil {
-			for _, id := range t.lease[lease] {
+			for _, id := range t.resOf(lease) {
 				slot, _ := t.byID.get(id)
 				mine = append(mine, slot)
 			}

@@ -46,7 +46,7 @@ func TestInitSlots(t *testing.T) {
 				}
 				lease := uint64(r.IntN(4))
 				var slots []int32
-				for _, id := range tab.lease[lease] {
+				for _, id := range tab.resOf(lease) {
 					slot, _ := tab.byID.get(id)
 					slots = append(slots, slot)
 				}

@@ -229,7 +229,7 @@ func (t *Table) noteFailed(q *Query, d, a, b int64, most int) {
 // (posInf when it has none).
 func (t *Table) ownStart(lease uint64) int64 {
 	s := int64(posInf)
-	for _, id := range t.lease[lease] {
+	for _, id := range t.resOf(lease) {
 		slot, _ := t.byID.get(id)
 		s = min(s, t.it.nodes[slot].start)
 	}

@@ -3,6 +3,7 @@ package slottable
 import (
 	"cmp"
 	"fmt"
+	"github.com/bora-sched/bora/internal/idmap"
 	"slices"
 	"time"
 )
@@ -33,7 +34,7 @@ type Table struct {
 	it     itree         // each slot's interval, each host's interval tree
 	free   []int32       // free slots
 	byID   idIndex
-	lease  map[uint64][]ResID
+	lease  idmap.Map[[]ResID] // a lease's reservations, by lease ID
 
 	nextID   ResID
 	checking bool
@@ -48,7 +49,6 @@ func New(extra ...string) *Table {
 	names := append([]string{"cpu", "memory"}, extra...)
 	return &Table{
 		names: names,
-		lease: make(map[uint64][]ResID),
 	}
 }
 
@@ -173,7 +173,7 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.applyDelta(r.Host, s, r.Res, +1)
 	t.applyDelta(r.Host, e, r.Res, -1)
 	t.byID.set(r.ID, slot)
-	t.lease[r.Lease] = append(t.lease[r.Lease], r.ID)
+	t.lease.Set(r.Lease, append(t.resOf(r.Lease), r.ID))
 	t.absent[slot] = t.raisedNow()
 	var readds uint64
 	if ab, seq, ok := t.readded(&r, s, e); ok {
@@ -251,15 +251,15 @@ func (t *Table) Remove(id ResID) error {
 	t.rs[slot] = Reservation{}
 	t.free = append(t.free, slot)
 	t.byID.del(id)
-	ids := t.lease[r.Lease]
+	ids := t.resOf(r.Lease)
 	if i := slices.Index(ids, id); i >= 0 {
 		ids[i] = ids[len(ids)-1]
 		ids = ids[:len(ids)-1]
 	}
 	if len(ids) == 0 {
-		delete(t.lease, r.Lease)
+		t.lease.Delete(r.Lease)
 	} else {
-		t.lease[r.Lease] = ids
+		t.lease.Set(r.Lease, ids)
 	}
 	return nil
 }
@@ -306,7 +306,7 @@ func (t *Table) RenumberAll(ids []ResID) error {
 		t.byID.del(id)
 		t.byID.set(r.ID, slot)
 		if !found || r.Lease != lease {
-			list, lease, next, found = t.lease[r.Lease], r.Lease, 0, true
+			list, lease, next, found = t.resOf(r.Lease), r.Lease, 0, true
 		}
 		i := next
 		if i >= len(list) || list[i] != id {
@@ -387,7 +387,7 @@ func (t *Table) copyOut(slot int32) Reservation {
 
 // ForLease returns the reservations of a lease, ordered by start then ID.
 func (t *Table) ForLease(lease uint64) []Reservation {
-	ids := t.lease[lease]
+	ids := t.resOf(lease)
 	slots := make([]int32, len(ids))
 	for i, id := range ids {
 		slots[i], _ = t.byID.get(id)
@@ -430,7 +430,7 @@ func (t *Table) Clone() *Table {
 		it:       t.it.clone(),
 		free:     slices.Clone(t.free),
 		byID:     t.byID.clone(),
-		lease:    make(map[uint64][]ResID, len(t.lease)),
+		lease:    t.lease.Clone(slices.Clone),
 		nextID:   t.nextID,
 		checking: t.checking,
 		closed:   slices.Clone(t.closed),
@@ -447,8 +447,11 @@ func (t *Table) Clone() *Table {
 		c.cp[h] = t.cp[h].clone()
 		c.prof[h] = new(profCell)
 	}
-	for k, v := range t.lease {
-		c.lease[k] = slices.Clone(v)
-	}
 	return c
+}
+
+// resOf returns the IDs of lease's reservations (nil when it has none).
+func (t *Table) resOf(lease uint64) []ResID {
+	ids, _ := t.lease.Get(lease)
+	return ids
 }

@@ -1,0 +1,107 @@
+package idmap
+
+import (
+	"maps"
+	"slices"
+)
+
+// Map maps uint64 IDs to values of V. The zero Map is empty.
+type Map[V any] struct {
+	vals []V
+	has  []bool
+	far  map[uint64]V
+	n    int
+}
+
+// Slack is how far past the slice's end, beyond its own length, an ID
+// may be and still grow it.
+const Slack = 4096
+
+// Get returns id's value and whether it has one (the zero value when
+// not).
+func (m *Map[V]) Get(id uint64) (V, bool) {
+	if id < uint64(len(m.vals)) {
+		return m.vals[id], m.has[id]
+	}
+	v, ok := m.far[id] // a nil map has none
+	return v, ok
+}
+
+// Set gives id the value v.
+func (m *Map[V]) Set(id uint64, v V) {
+	n := uint64(len(m.vals))
+	switch {
+	case id < n:
+	case id-n < Slack+n:
+		m.vals = append(m.vals, make([]V, id+1-n)...)
+		m.has = append(m.has, make([]bool, id+1-n)...)
+		for k, f := range m.far { // those held far until now
+			if k <= id {
+				m.vals[k], m.has[k] = f, true
+				delete(m.far, k)
+			}
+		}
+	default:
+		if m.far == nil {
+			m.far = map[uint64]V{}
+		}
+		if _, ok := m.far[id]; !ok {
+			m.n++
+		}
+		m.far[id] = v
+		return
+	}
+	if !m.has[id] {
+		m.n++
+	}
+	m.vals[id], m.has[id] = v, true
+}
+
+// Delete removes id's value, if it has one.
+func (m *Map[V]) Delete(id uint64) {
+	if id < uint64(len(m.vals)) {
+		if m.has[id] {
+			var zero V
+			m.vals[id], m.has[id] = zero, false
+			m.n--
+		}
+		return
+	}
+	if _, ok := m.far[id]; ok {
+		delete(m.far, id)
+		m.n--
+	}
+}
+
+// Len returns the number of IDs with a value.
+func (m *Map[V]) Len() int { return m.n }
+
+// Range calls f with every ID that has a value, and the value, in ID
+// order. f must not change m.
+func (m *Map[V]) Range(f func(id uint64, v V)) {
+	for id, v := range m.vals {
+		if m.has[id] {
+			f(uint64(id), v)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(m.far)) {
+		f(id, m.far[id])
+	}
+}
+
+// Clone returns a copy of m holding clone(v) for each value v.
+func (m *Map[V]) Clone(clone func(V) V) Map[V] {
+	c := Map[V]{vals: make([]V, len(m.vals)), has: slices.Clone(m.has), n: m.n}
+	for id, v := range m.vals {
+		if m.has[id] {
+			c.vals[id] = clone(v)
+		}
+	}
+	if m.far != nil {
+		c.far = make(map[uint64]V, len(m.far))
+		for id, v := range m.far {
+			c.far[id] = clone(v)
+		}
+	}
+	return c
+}

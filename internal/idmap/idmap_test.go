@@ -1,0 +1,74 @@
+package idmap
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestMap checks lookups by ID in the slice and past it: an ID within
+// Slack of the end (beyond the slice's length) grows the slice, one
+// further goes in the map until the slice grows past it.
+func TestMap(t *testing.T) {
+	var m Map[string]
+	m.Set(1, "one")
+	m.Set(3, "three")
+	// 1 and 3 grow the slice to 4 entries (0..3).
+	if len(m.vals) != 4 || m.far != nil || m.Len() != 2 {
+		t.Fatalf("after IDs 1 and 3: %d in the slice, far %v, Len %d; want 4, none, 2", len(m.vals), m.far, m.Len())
+	}
+	m.Set(1<<40, "far") // 2^40 - 4 > Slack + 4: held far
+	m.Set(10000, "mid") // 10000 - 4 > 4096 + 4: far too
+	if len(m.vals) != 4 || len(m.far) != 2 || m.Len() != 4 {
+		t.Fatalf("IDs 2^40 and 10000: %d in the slice, far %v, Len %d; want 4, both far, 4", len(m.vals), m.far, m.Len())
+	}
+	// 4100 - 4 = 4096 < 4096 + 4: grows the slice to 4101; then 8000
+	// (3899 past 4101) to 8001, and 10001 to 10002, which takes 10000 in.
+	for _, id := range []uint64{4100, 8000, 10001} {
+		m.Set(id, "step")
+	}
+	if len(m.vals) != 10002 || len(m.far) != 1 || m.Len() != 7 {
+		t.Fatalf("after growing past 10000: %d in the slice, %d far, Len %d; want 10002, 1, 7", len(m.vals), len(m.far), m.Len())
+	}
+	m.Set(3, "THREE") // replaced: Len unchanged
+	m.Set(2, "")      // a zero value is a value
+	cases := []struct {
+		id   uint64
+		want string
+		ok   bool
+	}{
+		{0, "", false}, {1, "one", true}, {2, "", true}, {3, "THREE", true}, {4, "", false},
+		{10000, "mid", true}, {1 << 40, "far", true}, {1<<40 + 1, "", false}, {1 << 63, "", false},
+	}
+	for _, c := range cases {
+		if got, ok := m.Get(c.id); got != c.want || ok != c.ok {
+			t.Errorf("Get(%d) = %q %v, want %q %v", c.id, got, ok, c.want, c.ok)
+		}
+	}
+	if m.Len() != 8 {
+		t.Errorf("Len = %d, want 8 (1, 2, 3, 4100, 8000, 10000, 10001, 2^40)", m.Len())
+	}
+	var ids []uint64
+	m.Range(func(id uint64, _ string) { ids = append(ids, id) })
+	if want := []uint64{1, 2, 3, 4100, 8000, 10000, 10001, 1 << 40}; !slices.Equal(ids, want) {
+		t.Errorf("Range IDs = %v, want %v", ids, want)
+	}
+	c := m.Clone(func(s string) string { return s + "'" })
+	m.Delete(3)
+	m.Delete(1 << 40)
+	m.Delete(1 << 50) // absent: nothing
+	m.Delete(4)       // in the slice, absent: nothing
+	if _, ok := m.Get(3); ok || m.Len() != 6 {
+		t.Errorf("after deleting 3 and 2^40: Get(3) ok %v, Len %d; want false, 6", ok, m.Len())
+	}
+	if _, ok := m.Get(1 << 40); ok {
+		t.Error("Get(2^40) after Delete: still there")
+	}
+	// The clone holds copies made by the function, untouched by the
+	// deletions.
+	if v, ok := c.Get(3); v != "THREE'" || !ok {
+		t.Errorf("clone Get(3) = %q %v, want THREE'", v, ok)
+	}
+	if v, ok := c.Get(1 << 40); v != "far'" || !ok || c.Len() != 8 {
+		t.Errorf("clone Get(2^40) = %q %v, Len %d; want far', 8", v, ok, c.Len())
+	}
+}
