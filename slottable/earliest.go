@@ -191,12 +191,13 @@ type fitSweep struct {
 	win      []window
 	ev       []winEvent
 	hosts    []HostID
-	at       []int32     // freedStarts' index of candidate hosts
-	own      []ownRun    // hostProfileWithout's reservations left out
-	ownEdges []int64     // stepProfile: the starts and ends of own, in order
-	cand     []hostRange // freedStarts' candidate hosts
-	room     int         // fitHosts: the VMs the allowed hosts hold when empty
-	most     int         // first: the greatest total of the windows before its answer, or up to its limit
+	at       []int32       // freedStarts' index of candidate hosts
+	own      []ownRun      // hostProfileWithout's reservations left out
+	ownEdges []int64       // stepProfile: the starts and ends of own, in order
+	cand     []hostRange   // freedStarts' candidate hosts
+	fails    []failedRange // freedStarts' failed ranges that apply (failsFor)
+	room     int           // fitHosts: the VMs the allowed hosts hold when empty
+	most     int           // first: the greatest total of the windows before its answer, or up to its limit
 }
 
 // sweeps keeps fitSweeps' scratch space between searches: the scheduler

@@ -167,8 +167,28 @@ const maxFailed = 16
 // fit than of the other query's, fewer than q.N. (A query that failed
 // for no more VMs than q.N is one: fewer than its N fitted.)
 func (t *Table) skipFailed(q *Query, d, a, b, lim int64) int64 {
-	f := &t.freed
-	if len(f.fails) == 0 {
+	if len(t.freed.fails) == 0 {
+		return a
+	}
+	var buf [maxFailed]failedRange
+	return skipIn(t.failsFor(q, d, buf[:0]), a, b, lim, d)
+}
+
+// failsFor appends to buf the failed ranges that can rule out starts for
+// q (duration d) and returns it: skipFailed's conditions on the query
+// alone, checked once for the hosts of a scan (freedStarts).
+func (t *Table) failsFor(q *Query, d int64, buf []failedRange) []failedRange {
+	for _, x := range t.freed.fails {
+		if x.most < q.N && x.d <= d && dominated(x.per, q.Per) {
+			buf = append(buf, x)
+		}
+	}
+	return buf
+}
+
+// skipIn is skipFailed with the failed ranges that apply (failsFor).
+func skipIn(fails []failedRange, a, b, lim, d int64) int64 {
+	if len(fails) == 0 {
 		return a
 	}
 	top := b
@@ -177,8 +197,8 @@ func (t *Table) skipFailed(q *Query, d, a, b, lim int64) int64 {
 	}
 	for moved := true; moved && a <= b; {
 		moved = false
-		for _, x := range f.fails {
-			if x.a > a || a > x.b || x.most >= q.N || x.d > d || !dominated(x.per, q.Per) {
+		for _, x := range fails {
+			if x.a > a || a > x.b {
 				continue
 			}
 			if cut := min(x.b, top); a <= cut {
