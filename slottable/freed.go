@@ -309,12 +309,13 @@ var withoutBufs = sync.Pool{New: func() any { return new(withoutBuf) }}
 // and the hosts and slots that hold them, in b's room), and whether it
 // has any.
 func (t *Table) withoutQuery(q Query, lease uint64, b *withoutBuf) (Query, bool) {
-	own := len(t.resOf(lease)) > 0
+	ids := t.resOf(lease)
+	own := len(ids) > 0
 	if own {
 		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
-		n := len(t.resOf(lease))
+		n := len(ids)
 		q.ignoreOn, q.ignoreSlots = slices.Grow(b.on[:0], n)[:n], slices.Grow(b.slots[:0], n)
-		for _, id := range t.resOf(lease) {
+		for _, id := range ids {
 			slot, _ := t.byID.get(id)
 			q.ignoreSlots = append(q.ignoreSlots, slot)
 		}

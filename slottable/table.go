@@ -3,9 +3,10 @@ package slottable
 import (
 	"cmp"
 	"fmt"
-	"github.com/bora-sched/bora/internal/idmap"
 	"slices"
 	"time"
+
+	"github.com/bora-sched/bora/internal/idmap"
 )
 
 // Table is the slot table: hosts, their capacities and the reservations
