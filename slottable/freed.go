@@ -580,7 +580,7 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 	fails := t.failsFor(&q, d, sw.fails[:0])
 	sw.fails = fails
 	for _, c := range cand {
-		if c.a = skipIn(fails, c.a, c.b, lim, d); c.a > c.b {
+		if c.a = skipIn(fails, d, c.a, c.b, lim); c.a > c.b {
 			continue
 		}
 		sw.from, sw.win, sw.lv = c.a, sw.win[:0], sw.lv[:0]

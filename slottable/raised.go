@@ -171,7 +171,7 @@ func (t *Table) skipFailed(q *Query, d, a, b, lim int64) int64 {
 		return a
 	}
 	var buf [maxFailed]failedRange
-	return skipIn(t.failsFor(q, d, buf[:0]), a, b, lim, d)
+	return skipIn(t.failsFor(q, d, buf[:0]), d, a, b, lim)
 }
 
 // failsFor appends to buf the failed ranges that can rule out starts for
@@ -187,7 +187,7 @@ func (t *Table) failsFor(q *Query, d int64, buf []failedRange) []failedRange {
 }
 
 // skipIn is skipFailed with the failed ranges that apply (failsFor).
-func skipIn(fails []failedRange, a, b, lim, d int64) int64 {
+func skipIn(fails []failedRange, d, a, b, lim int64) int64 {
 	if len(fails) == 0 {
 		return a
 	}

@@ -10,12 +10,11 @@ type Map[V any] struct {
 	vals []V
 	has  []bool
 	far  map[uint64]V
-	n    int
 }
 
-// Slack is how far past the slice's end, beyond its own length, an ID
+// slack is how far past the slice's end, beyond its own length, an ID
 // may be and still grow it.
-const Slack = 4096
+const slack = 4096
 
 // Get returns id's value and whether it has one (the zero value when
 // not).
@@ -32,7 +31,7 @@ func (m *Map[V]) Set(id uint64, v V) {
 	n := uint64(len(m.vals))
 	switch {
 	case id < n:
-	case id-n < Slack+n:
+	case id-n < slack+n:
 		m.vals = append(m.vals, make([]V, id+1-n)...)
 		m.has = append(m.has, make([]bool, id+1-n)...)
 		for k, f := range m.far { // those held far until now
@@ -45,14 +44,8 @@ func (m *Map[V]) Set(id uint64, v V) {
 		if m.far == nil {
 			m.far = map[uint64]V{}
 		}
-		if _, ok := m.far[id]; !ok {
-			m.n++
-		}
 		m.far[id] = v
 		return
-	}
-	if !m.has[id] {
-		m.n++
 	}
 	m.vals[id], m.has[id] = v, true
 }
@@ -60,21 +53,12 @@ func (m *Map[V]) Set(id uint64, v V) {
 // Delete removes id's value, if it has one.
 func (m *Map[V]) Delete(id uint64) {
 	if id < uint64(len(m.vals)) {
-		if m.has[id] {
-			var zero V
-			m.vals[id], m.has[id] = zero, false
-			m.n--
-		}
+		var zero V
+		m.vals[id], m.has[id] = zero, false
 		return
 	}
-	if _, ok := m.far[id]; ok {
-		delete(m.far, id)
-		m.n--
-	}
+	delete(m.far, id)
 }
-
-// Len returns the number of IDs with a value.
-func (m *Map[V]) Len() int { return m.n }
 
 // Range calls f with every ID that has a value, and the value, in ID
 // order. f must not change m.
@@ -91,7 +75,7 @@ func (m *Map[V]) Range(f func(id uint64, v V)) {
 
 // Clone returns a copy of m holding clone(v) for each value v.
 func (m *Map[V]) Clone(clone func(V) V) Map[V] {
-	c := Map[V]{vals: make([]V, len(m.vals)), has: slices.Clone(m.has), n: m.n}
+	c := Map[V]{vals: make([]V, len(m.vals)), has: slices.Clone(m.has)}
 	for id, v := range m.vals {
 		if m.has[id] {
 			c.vals[id] = clone(v)
