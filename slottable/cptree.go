@@ -104,6 +104,18 @@ func (p *cpTree) summarize(n int32, sum, mx []int64) {
 	nd := &p.nodes[n]
 	d, o := p.dims, int(n)*p.stride()
 	if nd.leaf {
+		if d == 2 { // cpu and memory: both in one pass
+			v := p.vec[o : o+2*int(nd.cnt)]
+			s0, s1 := v[0], v[1]
+			m0, m1 := s0, s1
+			for i := 2; i+1 < len(v); i += 2 {
+				s0 += v[i]
+				s1 += v[i+1]
+				m0, m1 = max(m0, s0), max(m1, s1)
+			}
+			sum[0], sum[1], mx[0], mx[1] = s0, s1, m0, m1
+			return
+		}
 		for j := range d {
 			s := p.vec[o+j]
 			m := s
@@ -346,6 +358,10 @@ type agg struct {
 // inside from their parents' summaries.
 func (p *cpTree) maxUsage(from, to int64, out []int64) {
 	clear(out)
+	if p.root >= 0 && p.nodes[p.root].leaf && p.dims == 2 {
+		p.leafMaxUsage(from, to, out)
+		return
+	}
 	p.prefix(from, out)
 	if from == posInf || to <= from+1 || p.root < 0 {
 		return
@@ -358,6 +374,30 @@ func (p *cpTree) maxUsage(from, to int64, out []int64) {
 	run = run[:p.dims]
 	clear(run)
 	p.rangeMax(p.root, from+1, to, 0, false, run, out)
+}
+
+// leafMaxUsage is maxUsage on a tree whose root is a leaf, in two
+// dimensions (most hosts' trees: cpFan change points or fewer), in one
+// pass over the leaf.
+func (p *cpTree) leafMaxUsage(from, to int64, out []int64) {
+	nd := &p.nodes[p.root]
+	keys := nd.keys[:nd.cnt]
+	v := p.vec[int(p.root)*p.stride():][:2*len(keys)]
+	var u0, u1 int64
+	e := 0
+	for ; e < len(keys) && keys[e] <= from; e++ {
+		u0 += v[2*e]
+		u1 += v[2*e+1]
+	}
+	m0, m1 := u0, u1
+	if from != posInf && to > from+1 {
+		for ; e < len(keys) && keys[e] < to; e++ {
+			u0 += v[2*e]
+			u1 += v[2*e+1]
+			m0, m1 = max(m0, u0), max(m1, u1)
+		}
+	}
+	out[0], out[1] = m0, m1
 }
 
 // rangeMax raises out to the prefix sums at the keys in [lo, hi) of the
@@ -439,9 +479,21 @@ func (p *cpTree) seek(t int64, usage []int64) cpIter {
 	}
 	nd := &p.nodes[n]
 	e := int32(0)
-	for ; e < nd.cnt && nd.keys[e] <= t; e++ {
-		for j, v := range p.leafDelta(n, e) {
-			usage[j] += v
+	if p.dims == 2 {
+		keys := nd.keys[:nd.cnt]
+		v := p.vec[int(n)*p.stride():][:2*len(keys)]
+		var u0, u1 int64
+		for ; int(e) < len(keys) && keys[e] <= t; e++ {
+			u0 += v[2*e]
+			u1 += v[2*e+1]
+		}
+		usage[0] += u0
+		usage[1] += u1
+	} else {
+		for ; e < nd.cnt && nd.keys[e] <= t; e++ {
+			for j, v := range p.leafDelta(n, e) {
+				usage[j] += v
+			}
 		}
 	}
 	if e == nd.cnt {

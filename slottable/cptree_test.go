@@ -23,13 +23,20 @@ func (m cpModel) keys() []int64 {
 // trees of thousands of change points (three and four levels) empty
 // again, and after each step compares the usage at a time, the peak over
 // an interval, a walk from a time and the whole summary with the naive
-// profile, and checks the tree's structure.
+// profile, and checks the tree's structure. Odd seeds use three
+// dimensions: the tree reads two (cpu and memory, the usual case) in
+// loops of their own.
 func TestCPTreeAgainstModel(t *testing.T) {
 	for seed := range uint64(6) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		const dims = 2
+		dims := 2 + int(seed%2)
 		tab := New()
-		if _, err := tab.AddHost("h", Resources{1 << 40, 1 << 40}); err != nil {
+		capy := Resources{1 << 40, 1 << 40}
+		if dims == 3 {
+			tab = New("disk")
+			capy = append(capy, 1<<40)
+		}
+		if _, err := tab.AddHost("h", capy); err != nil {
 			t.Fatal(err)
 		}
 		p := &tab.cp[0]
@@ -46,6 +53,9 @@ func TestCPTreeAgainstModel(t *testing.T) {
 			var sign int64 = +1
 			if i < steps && (len(live) == 0 || rng.IntN(4) > 0) {
 				o = op{rng.Int64N(span), Resources{rng.Int64N(5) - 1, rng.Int64N(3)}}
+				if dims == 3 {
+					o.res = append(o.res, rng.Int64N(7)-3)
+				}
 				if allZero(o.res) {
 					o.res[0] = 1
 				}
