@@ -36,7 +36,7 @@ func (p *powerCtl) idleTime(end time.Time) report.IdleHours {
 		lease      scheduler.LeaseID
 	}
 	busy := map[slottable.HostID][]span{}
-	for _, iv := range p.e.gantt {
+	for iv := range p.e.gantt.all() {
 		if iv.End.After(iv.Start) {
 			busy[iv.Host] = append(busy[iv.Host], span{iv.Start, iv.End, iv.Lease})
 		}

@@ -105,7 +105,7 @@ func (p *powerCtl) meterEvents(end time.Time) []meterEvent {
 		}
 	}
 	if p.cfg.Model.IdleWatts != p.cfg.Model.BusyWatts {
-		for _, iv := range p.e.gantt {
+		for iv := range p.e.gantt.all() {
 			if iv.CPU == 0 || iv.Start.After(end) {
 				continue
 			}

@@ -17,7 +17,10 @@ func (e *engine) report(cfg Config) *report.Report {
 	for _, l := range e.s.Leases() {
 		r.Leases = append(r.Leases, leaseReport(l))
 	}
-	for _, iv := range e.gantt {
+	if n := e.gantt.len(); n > 0 {
+		r.Gantt = make([]report.Interval, 0, n)
+	}
+	for iv := range e.gantt.all() {
 		l := e.s.Lease(iv.Lease)
 		r.Gantt = append(r.Gantt, report.Interval{Lease: iv.Lease, Host: int(iv.Host), Kind: iv.Kind,
 			Origin: string(l.Req.Origin), StartS: secs(iv.Start), EndS: secs(iv.End)})
@@ -56,7 +59,7 @@ func (e *engine) utilisation() []report.Sample {
 		cpu int64
 	}
 	var steps []step
-	for _, iv := range e.gantt {
+	for iv := range e.gantt.all() {
 		if iv.Kind != "vm" {
 			continue
 		}
@@ -146,7 +149,7 @@ func (e *engine) metrics() report.Metrics {
 // both in cpu-seconds (overhead: suspend, migrate, resume and stop).
 func (e *engine) utilisationMetrics(makespan float64) (float64, float64) {
 	var work, over float64
-	for _, iv := range e.gantt {
+	for iv := range e.gantt.all() {
 		cs := float64(iv.CPU) * iv.End.Sub(iv.Start).Seconds()
 		switch iv.Kind {
 		case "vm":

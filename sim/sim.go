@@ -91,7 +91,7 @@ type engine struct {
 	cfg    Config
 	real   map[scheduler.LeaseID]*realState
 	ends   minheap.Heap[realEnd]
-	gantt  []scheduler.Interval
+	gantt  ganttLog // the Gantt chart as recorded (gantt.go)
 	events int
 	power  *powerCtl       // energy management (energy.go); nil without
 	adm    *admissionStage // admission of external leases (admission.go); nil without
@@ -118,7 +118,7 @@ func newEngine(cfg Config) (*engine, error) {
 		return nil, err
 	}
 	e := &engine{s: s, cfg: cfg, real: map[scheduler.LeaseID]*realState{}}
-	s.Record = func(iv scheduler.Interval) { e.gantt = append(e.gantt, iv); e.power.record(iv) }
+	s.Record = func(iv scheduler.Interval) { e.gantt.add(iv); e.power.record(iv) }
 	if e.power, err = newPowerCtl(e, cfg.Energy); err != nil {
 		return nil, err
 	}
