@@ -3,7 +3,6 @@ package slottable
 import (
 	"math"
 	"slices"
-	"sort"
 	"sync/atomic"
 )
 
@@ -90,10 +89,26 @@ func (t *Table) heldProfile(h HostID, per []int64) *countProfile {
 	return nil
 }
 
+// after returns the index of p's first change point after t (len(p.at)
+// when none): sort.Search's answer, without its call through a closure
+// (stepProfile asks it millions of times a run).
+func (p *countProfile) after(t int64) int {
+	lo, hi := 0, len(p.at)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if p.at[m] > t {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
 // least returns the least count of p over [from, to), capped at n: the
 // count at its start, and at each change point inside.
 func (p *countProfile) least(from, to int64, n int) int {
-	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > from })
+	i := p.after(from)
 	m := p.c0
 	if i > 0 {
 		m = p.c[i-1]
@@ -230,7 +245,7 @@ func (s *fitSweep) hostProfile(h HostID, p *countProfile, horizon int64, final b
 // after another), and left out it changes the count there all the same.
 func (s *fitSweep) stepProfile(h HostID, p *countProfile, horizon int64, final bool) {
 	n := s.q.N
-	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > s.from })
+	i := p.after(s.from)
 	base := p.c0
 	if i > 0 {
 		base = p.c[i-1]
@@ -267,6 +282,9 @@ func (s *fitSweep) stepProfile(h HostID, p *countProfile, horizon int64, final b
 // sorted (duplicates kept), in s's room.
 func (s *fitSweep) ownBounds(horizon int64) []int64 {
 	bs := s.ownEdges[:0]
+	if len(s.own) == 0 { // most hosts: nothing to sort
+		return bs
+	}
 	for _, o := range s.own {
 		for _, at := range [2]int64{o.s, o.e} {
 			if at > s.from && at < horizon {

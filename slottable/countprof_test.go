@@ -3,6 +3,7 @@ package slottable
 import (
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 	"time"
 )
@@ -259,6 +260,27 @@ func TestEarliestFitWithoutPackedPlans(t *testing.T) {
 					t.Fatalf("seed %d step %d ask %d: EarliestFitWithout(%d VMs for %s from %s, lease %d) = %s %v, without its reservations %s %v",
 						seed, step, i, q.N, q.Duration, q.From.Sub(base), lease, got.Start.Sub(base), ok, want.Start.Sub(base), wantOK)
 				}
+			}
+		}
+	}
+}
+
+// TestCountProfileAfter checks after against sort.Search over random
+// sorted change points, at, between and around them.
+func TestCountProfileAfter(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		p := &countProfile{}
+		k := r.IntN(40)
+		at := int64(r.IntN(5))
+		for range k {
+			p.at = append(p.at, at)
+			at += 1 + int64(r.IntN(4))
+		}
+		for x := int64(-2); x <= at+2; x++ {
+			want := sort.Search(len(p.at), func(i int) bool { return p.at[i] > x })
+			if got := p.after(x); got != want {
+				t.Fatalf("after(%d) over %v = %d, want %d", x, p.at, got, want)
 			}
 		}
 	}

@@ -109,7 +109,7 @@ func (s *fitSweep) only(at int64) (Fit, bool) {
 			continue
 		}
 		ignore := q.Ignore
-		if _, on := slices.BinarySearch(q.ignoreOn, h); q.ignoreOn != nil && !on {
+		if _, on := hostIn(q.ignoreOn, h); q.ignoreOn != nil && !on {
 			ignore = nil // it reports no reservation of this host
 		}
 		t.usedQuery(h, at, end, ignore, q.SkipHidden, used)
@@ -255,7 +255,7 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 		return
 	}
 	ignore := s.q.Ignore
-	at, on := slices.BinarySearch(s.q.ignoreOn, h)
+	at, on := hostIn(s.q.ignoreOn, h)
 	if s.q.ignoreOn != nil && !on {
 		ignore = nil // it reports no reservation of this host
 	}
@@ -297,6 +297,23 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 		}
 	}
 	s.step(h, horizon, 0, final)
+}
+
+// hostIn returns the position of the first of the sorted hosts that is h
+// or after it, and whether it is h: slices.BinarySearch's answer without
+// its generic call and comparison function (a search asks it of every
+// host it sweeps).
+func hostIn(hosts []HostID, h HostID) (int, bool) {
+	lo, hi := 0, len(hosts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if hosts[m] < h {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(hosts) && hosts[lo] == h
 }
 
 // roomy reports whether host h holds N VMs even at its peak usage over

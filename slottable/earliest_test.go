@@ -1,6 +1,7 @@
 package slottable
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -197,5 +198,24 @@ func TestEarliestFitLocation(t *testing.T) {
 	fit, ok := tab.EarliestFit(Query{N: 1, Per: res(100, 0), Duration: time.Second, From: at(0).In(loc)})
 	if !ok || !fit.Start.Equal(at(10)) || fit.Start.Location() != loc {
 		t.Fatalf("EarliestFit = %v %v, want %v in %v", fit.Start, ok, at(10), loc)
+	}
+}
+
+// TestHostIn checks hostIn against slices.BinarySearch over sorted host
+// lists with repeats (a host holding several of a lease's reservations).
+func TestHostIn(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		var hosts []HostID
+		for range r.IntN(12) {
+			hosts = append(hosts, HostID(r.IntN(20)))
+		}
+		slices.Sort(hosts)
+		for h := HostID(0); h < 22; h++ {
+			wi, wok := slices.BinarySearch(hosts, h)
+			if i, ok := hostIn(hosts, h); i != wi || ok != wok {
+				t.Fatalf("hostIn(%v, %d) = %d %v, want %d %v", hosts, h, i, ok, wi, wok)
+			}
+		}
 	}
 }

@@ -3,7 +3,6 @@ package slottable
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 )
@@ -613,7 +612,7 @@ func (s *fitSweep) plainProfile(h HostID) *countProfile {
 		if q.ignoreOn == nil {
 			return nil
 		}
-		if _, on := slices.BinarySearch(q.ignoreOn, h); on {
+		if _, on := hostIn(q.ignoreOn, h); on {
 			return nil
 		}
 	}
@@ -637,7 +636,7 @@ func (s *fitSweep) startsOn(h HostID, p *countProfile, a, b int64, out [][2]int6
 	}
 	d := s.d
 	horizon := addSat(b, d)
-	i := sort.Search(len(p.at), func(k int) bool { return p.at[k] > a })
+	i := p.after(a)
 	c := p.c0
 	if i > 0 {
 		c = p.c[i-1]
