@@ -184,6 +184,24 @@ type cpStep struct{ n, c int32 }
 // point was created (+1), deleted because its delta became all zero (-1),
 // or neither (0). res must not be all zero.
 func (p *cpTree) add(key int64, res Resources, sign int64) int {
+	ch := p.addOnly(key, res, sign)
+	p.refreshTop()
+	return ch
+}
+
+// refreshTop rewrites the whole tree's summary (whole) after addOnly.
+func (p *cpTree) refreshTop() {
+	if p.root < 0 {
+		clear(p.top)
+		return
+	}
+	p.summarize(p.root, p.top[:p.dims], p.top[p.dims:])
+}
+
+// addOnly is add but for the whole tree's summary, which refreshTop
+// brings up to date: a reservation's two change points are added before
+// the summary is read again (Table.applyPair).
+func (p *cpTree) addOnly(key int64, res Resources, sign int64) int {
 	if p.root < 0 {
 		p.root = p.alloc(true)
 	}
@@ -251,10 +269,7 @@ func (p *cpTree) add(key int64, res Resources, sign int64) int {
 	if p.nodes[p.root].cnt == 0 {
 		p.release(p.root)
 		p.root = nilNode
-		clear(p.top)
-		return ch
 	}
-	p.summarize(p.root, p.top[:p.dims], p.top[p.dims:])
 	return ch
 }
 

@@ -171,8 +171,7 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.rs[slot] = r
 	t.it.nodes[slot] = iNode{start: s, end: e, id: r.ID}
 	t.it.insert(r.Host, slot)
-	t.applyDelta(r.Host, s, r.Res, +1)
-	t.applyDelta(r.Host, e, r.Res, -1)
+	t.applyPair(r.Host, s, e, r.Res, +1)
 	t.byID.set(r.ID, slot)
 	t.lease.Set(r.Lease, append(t.resOf(r.Lease), r.ID))
 	t.absent[slot] = t.raisedNow()
@@ -200,19 +199,29 @@ func (t *Table) allocSlot() int32 {
 	return int32(len(t.rs) - 1)
 }
 
-// applyDelta adds sign*res to host h's profile at key, keeping the global
+// applyPair adds sign*res to host h's profile at a and takes it away at
+// b (a reservation's start and end), keeping its peak and the global
 // multiset of change points in step.
-func (t *Table) applyDelta(h HostID, key int64, res Resources, sign int64) {
+func (t *Table) applyPair(h HostID, a, b int64, res Resources, sign int64) {
 	if allZero(res) {
 		return
 	}
 	p := &t.cp[h]
-	ch := p.add(key, res, sign)
+	ca := p.addOnly(a, res, sign)
+	cb := p.addOnly(b, res, -sign)
+	p.refreshTop() // once for the two
 	peak := t.peak[int(h)*p.dims : int(h+1)*p.dims]
 	for j := range peak {
 		peak[j] = max(0, p.whole(j).m) // 0 for an empty tree
 	}
 	t.touch(h)
+	t.noteChange(a, ca)
+	t.noteChange(b, cb)
+}
+
+// noteChange keeps the global multiset of change points in step with a
+// host's change point at key created (ch > 0) or deleted (ch < 0).
+func (t *Table) noteChange(key int64, ch int) {
 	switch {
 	case ch > 0:
 		t.ms.inc(key)
@@ -240,8 +249,7 @@ func (t *Table) Remove(id ResID) error {
 	t.showSlot(slot)
 	r := t.rs[slot]
 	nd := t.it.nodes[slot]
-	t.applyDelta(r.Host, nd.start, r.Res, -1)
-	t.applyDelta(r.Host, nd.end, r.Res, +1)
+	t.applyPair(r.Host, nd.start, nd.end, r.Res, -1)
 	if !allZero(r.Res) {
 		lo, hi := t.raiseGone(slot)
 		t.logFreed(r.Lease, r.Host, nd.start, nd.end, r.Res, true, t.absent[slot], lo, hi)
@@ -341,8 +349,7 @@ func (t *Table) SetEnd(id ResID, end time.Time) error {
 			return err
 		}
 	}
-	t.applyDelta(r.Host, nd.end, r.Res, +1)
-	t.applyDelta(r.Host, e, r.Res, -1)
+	t.applyPair(r.Host, nd.end, e, r.Res, +1)
 	if e < nd.end && !allZero(r.Res) {
 		t.logFreed(r.Lease, r.Host, e, nd.end, r.Res, false, t.absent[slot], 0, 0)
 	}
