@@ -1,7 +1,6 @@
 package slottable
 
 import (
-	"cmp"
 	"slices"
 	"sync"
 )
@@ -189,7 +188,7 @@ type fitSweep struct {
 	peak     []int64
 	lv       []level
 	win      []window
-	ev       []winEvent
+	ev       []event
 	hosts    []HostID
 	at       []int32       // freedStarts' index of candidate hosts
 	own      []ownRun      // hostProfileWithout's reservations left out
@@ -237,11 +236,6 @@ type window struct {
 	host HostID
 	s, e int64
 	w    int
-}
-
-type winEvent struct {
-	at int64
-	d  int
 }
 
 // host adds the windows of host h, walking its profile over [from,
@@ -370,13 +364,13 @@ func (s *fitSweep) first(limit int64) (int64, bool) {
 		if w.s > limit {
 			continue
 		}
-		ev = append(ev, winEvent{at: w.s, d: w.w})
+		ev = append(ev, event{at: w.s, sign: int64(w.w)})
 		if w.e != posInf {
-			ev = append(ev, winEvent{at: w.e + 1, d: -w.w})
+			ev = append(ev, event{at: w.e + 1, sign: -int64(w.w)})
 		}
 	}
 	s.ev = ev
-	slices.SortFunc(ev, func(a, b winEvent) int { return cmp.Compare(a.at, b.at) })
+	sortEvents(ev)
 	total := 0
 	s.most = 0
 	for i := 0; i < len(ev); {
@@ -385,7 +379,7 @@ func (s *fitSweep) first(limit int64) (int64, bool) {
 			break
 		}
 		for ; i < len(ev) && ev[i].at == at; i++ {
-			total += ev[i].d
+			total += int(ev[i].sign)
 		}
 		if total >= s.q.N {
 			return at, true

@@ -147,7 +147,7 @@ type walker struct {
 	at    int64   // time of the current step
 	usage []int64 // usage over [at, next change)
 	it    cpIter  // the next change point
-	ev    []ignEvent
+	ev    []event
 	ei    int
 	peak  []int64 // scratch for callers (FitCountAt)
 }
@@ -165,9 +165,12 @@ func putWalker(w *walker) {
 	walkers.Put(w)
 }
 
-// ignEvent undoes an ignored reservation's delta at a time: its usage is
-// subtracted from its start and given back at its end.
-type ignEvent struct {
+// event is a change at a time, which sortEvents orders. A walker's
+// undoes an ignored reservation's delta: its usage res is subtracted
+// (sign -1) from its start and given back (+1) at its end. A sweep's
+// (fitSweep.first) opens (sign > 0) or closes (sign < 0) a window of
+// sign VMs, with res nil.
+type event struct {
 	at   int64
 	res  Resources
 	sign int64
@@ -211,13 +214,13 @@ func (w *walker) initSlots(t *Table, h HostID, from, to int64, slots []int32) {
 	sortEvents(w.ev)
 }
 
-// sortEvents orders the walker's events by time. Most queries leave out a
+// sortEvents orders events by time. Most queries leave out a
 // dozen reservations or fewer (a busy ch.3 run: 13 events on average over
 // 575,000 sorts), a query amid many lazy plans a few hundred; a sort
 // without a comparison function (insertion for short runs, quicksort
 // above) orders them several times faster than slices.SortFunc. Events at
 // the same time are applied together, so their order does not matter.
-func sortEvents(ev []ignEvent) {
+func sortEvents(ev []event) {
 	for len(ev) > 24 {
 		// Median of three as the pivot, then Hoare's partition.
 		m := len(ev) / 2
@@ -269,10 +272,10 @@ func (w *walker) leaveOut(s int32, from, to int64) {
 			w.usage[j] -= v
 		}
 	} else {
-		w.ev = append(w.ev, ignEvent{at: nd.start, res: res, sign: -1})
+		w.ev = append(w.ev, event{at: nd.start, res: res, sign: -1})
 	}
 	if nd.end < to {
-		w.ev = append(w.ev, ignEvent{at: nd.end, res: res, sign: +1})
+		w.ev = append(w.ev, event{at: nd.end, res: res, sign: +1})
 	}
 }
 

@@ -20,18 +20,18 @@ func TestSortEvents(t *testing.T) {
 	}
 	for n := 0; n <= 600; n += 1 + n/8 {
 		for k := 0; k < 10*len(times); k++ {
-			ev := make([]ignEvent, n)
-			count := map[ignEvent2]int{}
+			ev := make([]event, n)
+			count := map[eventKey]int{}
 			for i := range ev {
-				ev[i] = ignEvent{at: times[k%len(times)](i, n), sign: int64(i)}
-				count[ignEvent2{ev[i].at, ev[i].sign}]++
+				ev[i] = event{at: times[k%len(times)](i, n), sign: int64(i)}
+				count[eventKey{ev[i].at, ev[i].sign}]++
 			}
 			sortEvents(ev)
 			for i := range ev {
 				if i > 0 && ev[i].at < ev[i-1].at {
 					t.Fatalf("n=%d: event %d at %d before event %d at %d", n, i-1, ev[i-1].at, i, ev[i].at)
 				}
-				count[ignEvent2{ev[i].at, ev[i].sign}]--
+				count[eventKey{ev[i].at, ev[i].sign}]--
 			}
 			for e, c := range count {
 				if c != 0 {
@@ -42,4 +42,4 @@ func TestSortEvents(t *testing.T) {
 	}
 }
 
-type ignEvent2 struct{ at, sign int64 }
+type eventKey struct{ at, sign int64 }
