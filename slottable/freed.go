@@ -642,11 +642,11 @@ func (s *fitSweep) startsOn(h HostID, p *countProfile, a, b int64, out [][2]int6
 		c = p.c[i-1]
 	}
 	in, rs := c > 0, a
-	run := func(rs, re int64) {
-		if uint64(re)-uint64(rs) < uint64(d) {
+	run := func(from, to int64) { // a run [from, to): its starts in [a, b]
+		if uint64(to)-uint64(from) < uint64(d) {
 			return
 		}
-		if lo, hi := max(rs, a), min(re-d, b); lo <= hi {
+		if lo, hi := max(from, a), min(to-d, b); lo <= hi {
 			out = append(out, [2]int64{lo, hi})
 		}
 	}
