@@ -182,26 +182,10 @@ type cpStep struct{ n, c int32 }
 
 // add adds sign*res to the delta at key and returns whether a change
 // point was created (+1), deleted because its delta became all zero (-1),
-// or neither (0). res must not be all zero.
+// or neither (0). res must not be all zero. The whole tree's summary
+// (whole) is left for refreshTop: a reservation's two change points go
+// in before it is read again (Table.applyPair).
 func (p *cpTree) add(key int64, res Resources, sign int64) int {
-	ch := p.addOnly(key, res, sign)
-	p.refreshTop()
-	return ch
-}
-
-// refreshTop rewrites the whole tree's summary (whole) after addOnly.
-func (p *cpTree) refreshTop() {
-	if p.root < 0 {
-		clear(p.top)
-		return
-	}
-	p.summarize(p.root, p.top[:p.dims], p.top[p.dims:])
-}
-
-// addOnly is add but for the whole tree's summary, which refreshTop
-// brings up to date: a reservation's two change points are added before
-// the summary is read again (Table.applyPair).
-func (p *cpTree) addOnly(key int64, res Resources, sign int64) int {
 	if p.root < 0 {
 		p.root = p.alloc(true)
 	}
@@ -271,6 +255,15 @@ func (p *cpTree) addOnly(key int64, res Resources, sign int64) int {
 		p.root = nilNode
 	}
 	return ch
+}
+
+// refreshTop rewrites the whole tree's summary (whole) after add.
+func (p *cpTree) refreshTop() {
+	if p.root < 0 {
+		clear(p.top)
+		return
+	}
+	p.summarize(p.root, p.top[:p.dims], p.top[p.dims:])
 }
 
 // childFor returns the child of inner node n whose keys range holds key:
@@ -395,15 +388,8 @@ func (p *cpTree) maxUsage(from, to int64, out []int64) {
 // dimensions (most hosts' trees: cpFan change points or fewer), in one
 // pass over the leaf.
 func (p *cpTree) leafMaxUsage(from, to int64, out []int64) {
-	nd := &p.nodes[p.root]
-	keys := nd.keys[:nd.cnt]
-	v := p.vec[int(p.root)*p.stride():][:2*len(keys)]
-	var u0, u1 int64
-	e := 0
-	for ; e < len(keys) && keys[e] <= from; e++ {
-		u0 += v[2*e]
-		u1 += v[2*e+1]
-	}
+	keys, v := p.leaf2(p.root)
+	e, u0, u1 := leafPrefix2(keys, v, from)
 	m0, m1 := u0, u1
 	if from != posInf && to > from+1 {
 		for ; e < len(keys) && keys[e] < to; e++ {
@@ -413,6 +399,23 @@ func (p *cpTree) leafMaxUsage(from, to int64, out []int64) {
 		}
 	}
 	out[0], out[1] = m0, m1
+}
+
+// leaf2 returns leaf n's keys and its deltas, two a key (a tree of two
+// dimensions).
+func (p *cpTree) leaf2(n int32) ([]int64, []int64) {
+	keys := p.nodes[n].keys[:p.nodes[n].cnt]
+	return keys, p.vec[int(n)*p.stride():][:2*len(keys)]
+}
+
+// leafPrefix2 returns the index of the first of a leaf's keys after t and
+// the sums of the deltas (v, two a key) at the keys before it.
+func leafPrefix2(keys, v []int64, t int64) (e int, u0, u1 int64) {
+	for ; e < len(keys) && keys[e] <= t; e++ {
+		u0 += v[2*e]
+		u1 += v[2*e+1]
+	}
+	return e, u0, u1
 }
 
 // rangeMax raises out to the prefix sums at the keys in [lo, hi) of the
@@ -495,13 +498,9 @@ func (p *cpTree) seek(t int64, usage []int64) cpIter {
 	nd := &p.nodes[n]
 	e := int32(0)
 	if p.dims == 2 {
-		keys := nd.keys[:nd.cnt]
-		v := p.vec[int(n)*p.stride():][:2*len(keys)]
-		var u0, u1 int64
-		for ; int(e) < len(keys) && keys[e] <= t; e++ {
-			u0 += v[2*e]
-			u1 += v[2*e+1]
-		}
+		keys, v := p.leaf2(n)
+		k, u0, u1 := leafPrefix2(keys, v, t)
+		e = int32(k)
 		usage[0] += u0
 		usage[1] += u1
 	} else {

@@ -89,7 +89,9 @@ func TestCPTreeAgainstModel(t *testing.T) {
 					wantCh = +1
 				}
 			}
-			if ch := p.add(o.k, o.res, sign); ch != wantCh {
+			ch := p.add(o.k, o.res, sign)
+			p.refreshTop()
+			if ch != wantCh {
 				t.Fatalf("seed %d step %d: add at %d says %d, want %d", seed, i, o.k, ch, wantCh)
 			}
 			if i%7 == 0 || p.n < 40 {

@@ -207,8 +207,8 @@ func (t *Table) applyPair(h HostID, a, b int64, res Resources, sign int64) {
 		return
 	}
 	p := &t.cp[h]
-	ca := p.addOnly(a, res, sign)
-	cb := p.addOnly(b, res, -sign)
+	ca := p.add(a, res, sign)
+	cb := p.add(b, res, -sign)
 	p.refreshTop() // once for the two
 	peak := t.peak[int(h)*p.dims : int(h+1)*p.dims]
 	for j := range peak {
