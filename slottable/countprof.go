@@ -31,7 +31,7 @@ type countProfile struct {
 	c   []int
 	// within says that the host's usage never exceeds its capacity: a
 	// reservation of k VMs of size per left out then adds exactly k to the
-	// count wherever it holds (hostProfileWithout).
+	// count wherever it holds (ownRuns).
 	within bool
 }
 
@@ -183,15 +183,15 @@ type ownRun struct {
 	k    int
 }
 
-// hostProfileWithout is fitSweep.host for a host with count profile p
-// and the reservations in slots (all on h) left out, when each of those
-// holds a whole number k of VMs of the query's size and the host is never
-// over capacity: then leaving one out adds k to the count wherever it
-// holds (in every dimension the query asks for, the free room grows by k
-// VMs' worth), so the count is the profile's plus theirs, and it changes
-// only at the profile's change points (theirs among them). It reports
-// false, having done nothing, when that does not apply.
-func (s *fitSweep) hostProfileWithout(h HostID, p *countProfile, horizon int64, final bool, slots []int32) bool {
+// ownRuns sets s.own to the reservations in slots (all on host h, whose
+// count profile is p) that are left out over [s.from, horizon), when each
+// of those holds a whole number k of VMs of the query's size and the host
+// is never over capacity: then leaving one out adds k to the count
+// wherever it holds (in every dimension the query asks for, the free
+// room grows by k VMs' worth), so the count is the profile's plus theirs,
+// and it changes only at the profile's change points and at their
+// bounds. It reports false when that does not apply.
+func (s *fitSweep) ownRuns(p *countProfile, horizon int64, slots []int32) bool {
 	if !p.within {
 		return false
 	}
@@ -209,7 +209,6 @@ func (s *fitSweep) hostProfileWithout(h HostID, p *countProfile, horizon int64, 
 		own = append(own, ownRun{s: nd.start, e: nd.end, k: k})
 	}
 	s.own = own
-	s.stepProfile(h, p, horizon, final)
 	return true
 }
 
@@ -228,13 +227,6 @@ func vmsOf(res, per []int64) (int, bool) {
 		k, set = v/p, true
 	}
 	return int(k), set
-}
-
-// hostProfile is fitSweep.host for a host with count profile p and
-// nothing left out: the same steps as the walk, from s.from up to horizon.
-func (s *fitSweep) hostProfile(h HostID, p *countProfile, horizon int64, final bool) {
-	s.own = s.own[:0]
-	s.stepProfile(h, p, horizon, final)
 }
 
 // stepProfile steps host h's count from profile p plus the VMs of s.own

@@ -285,3 +285,80 @@ func TestCountProfileAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestStartsOnLeftOut compares, host by host, the starts freedStarts
+// reads off a count profile with a lease's own reservations added back
+// (startsOn with s.own) with those of the walk that leaves them out, on
+// random tables where most reservations are whole VMs of the query's
+// size, so that the profile's path is taken; the ranges asked begin
+// inside, at the edges of and between the lease's own reservations.
+func TestStartsOnLeftOut(t *testing.T) {
+	defer func(k uint64) { walksBeforeProfile, countProfiles = k, true }(walksBeforeProfile)
+	walksBeforeProfile = 0
+	per := Resources{100, 1024}
+	viaOwn, ownAtA := 0, 0
+	for _, seed := range seedsFor(t) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		g := gen{r: r, dims: 2, n: 3, unit: time.Second}
+		tab := New()
+		tab.SetChecking(true)
+		for range g.n {
+			if _, err := tab.AddHost("h", Resources{400, 4096}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 40 {
+			s := r.IntN(60)
+			k := int64(1 + r.IntN(2))
+			res := Resources{k * 100, k * 1024}
+			if r.IntN(6) == 0 {
+				res = Resources{50, 300} // not whole VMs: the walk
+			}
+			// Over capacity: refused, and left out.
+			_, _ = tab.Add(Reservation{Lease: uint64(1 + r.IntN(4)), Host: HostID(r.IntN(g.n)), Start: g.at(s), End: g.at(s + 1 + r.IntN(15)), Res: res})
+		}
+		for range 200 {
+			lease := uint64(1 + r.IntN(4))
+			d := int64(1+r.IntN(12)) * int64(time.Second)
+			q, _ := tab.withoutQuery(Query{N: 1 + r.IntN(4), Per: per, Duration: time.Duration(d)}, lease, new(withoutBuf))
+			for h := range HostID(g.n) {
+				a := toNS(g.at(r.IntN(70)))
+				if ids := tab.resOf(lease); len(ids) > 0 && r.IntN(2) == 0 {
+					// From one of its own reservations' bounds.
+					res, _ := tab.Get(ids[r.IntN(len(ids))])
+					a = toNS(res.Start)
+					if r.IntN(2) == 0 {
+						a = toNS(res.End)
+					}
+				}
+				b := a + int64(r.IntN(30))*int64(time.Second)
+				ask := func(profiles bool) ([][2]int64, int) {
+					countProfiles = profiles
+					sw := getSweep(tab, &q)
+					defer putSweep(sw)
+					sw.d, sw.own = d, sw.own[:0]
+					out := mergeRanges(sw.starts(h, a, b, nil)) // as freedStarts reads them
+					at := 0
+					if profiles && len(sw.own) > 0 {
+						at = 1 + sw.ownAt(a)
+					}
+					return out, at
+				}
+				want, _ := ask(false)
+				got, at := ask(true)
+				if at > 0 {
+					viaOwn++
+					if at > 1 {
+						ownAtA++
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("seed %d, lease %d, host %d, [%d, %d], d %d: starts from the profile %v, from the walk %v", seed, lease, h, a, b, d, got, want)
+				}
+			}
+		}
+	}
+	if viaOwn < 100 || ownAtA < 20 {
+		t.Fatalf("the profile's path with reservations left out was taken %d times, %d of them with one holding at the first start; want at least 100 and 20", viaOwn, ownAtA)
+	}
+}

@@ -191,7 +191,7 @@ type fitSweep struct {
 	ev       []event
 	hosts    []HostID
 	at       []int32       // freedStarts' index of candidate hosts
-	own      []ownRun      // hostProfileWithout's reservations left out
+	own      []ownRun      // ownRuns: the reservations left out of a count profile
 	ownEdges []int64       // stepProfile: the starts and ends of own, in order
 	cand     []hostRange   // freedStarts' candidate hosts
 	fails    []failedRange // freedStarts' failed ranges that apply (failsFor)
@@ -242,12 +242,23 @@ type window struct {
 // horizon); when final the profile beyond the horizon is taken as never
 // changing again.
 func (s *fitSweep) host(h HostID, horizon int64, final bool) {
-	t, per, n := s.t, s.q.Per, s.q.N
-	capy := t.hosts[h].Capacity
 	if s.roomy(h) {
-		s.win = append(s.win, window{host: h, s: s.from, e: posInf, w: n})
+		s.win = append(s.win, window{host: h, s: s.from, e: posInf, w: s.q.N})
 		return
 	}
+	if p := s.read(h, horizon); p != nil {
+		s.stepProfile(h, p, horizon, final)
+		return
+	}
+	s.walk(h, horizon, final)
+}
+
+// read chooses how host h (not roomy) is swept from s.from up to
+// horizon: it returns h's count profile when that answers, with s.own
+// set to the VMs of the reservations left out there; otherwise nil, with
+// the walker initialised for walk.
+func (s *fitSweep) read(h HostID, horizon int64) *countProfile {
+	t, per := s.t, s.q.Per
 	ignore := s.q.Ignore
 	at, on := hostIn(s.q.ignoreOn, h)
 	if s.q.ignoreOn != nil && !on {
@@ -266,19 +277,26 @@ func (s *fitSweep) host(h HostID, horizon int64, final bool) {
 			}
 			slots = slots[at:end]
 		}
-		if p := t.countProfileOf(h, per); p != nil && s.hostProfileWithout(h, p, horizon, final, slots) {
-			return
+		if p := t.countProfileOf(h, per); p != nil && s.ownRuns(p, horizon, slots) {
+			return p
 		}
 		s.w.initSlots(t, h, s.from, horizon, slots)
 	default:
 		if ignore == nil { // nothing left out: its count profile may answer
 			if p := t.countProfileOf(h, per); p != nil {
-				s.hostProfile(h, p, horizon, final)
-				return
+				s.own = s.own[:0]
+				return p
 			}
 		}
 		s.w.init(t, h, s.from, horizon, ignore)
 	}
+	return nil
+}
+
+// walk adds the windows of host h from the walker read initialised.
+func (s *fitSweep) walk(h HostID, horizon int64, final bool) {
+	per, n := s.q.Per, s.q.N
+	capy := s.t.hosts[h].Capacity
 	cur := fitCount(capy, s.w.usage, per, n)
 	s.lv = s.lv[:0]
 	if cur > 0 {

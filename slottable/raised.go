@@ -175,18 +175,29 @@ func (t *Table) skipFailed(q *Query, d, a, b, lim int64) int64 {
 }
 
 // failsFor appends to buf the failed ranges that can rule out starts for
-// q (duration d) and returns it: skipFailed's conditions on the query
-// alone, checked once for the hosts of a scan (freedStarts).
+// q (duration d) and returns it, ordered by the ranges' first starts:
+// skipFailed's conditions on the query alone, checked once for the hosts
+// of a scan (freedStarts).
 func (t *Table) failsFor(q *Query, d int64, buf []failedRange) []failedRange {
 	for _, x := range t.freed.fails {
 		if x.most < q.N && x.d <= d && dominated(x.per, q.Per) {
+			// Insertion by a: at most maxFailed of them.
+			i := len(buf)
 			buf = append(buf, x)
+			for ; i > 0 && buf[i-1].a > x.a; i-- {
+				buf[i] = buf[i-1]
+			}
+			buf[i] = x
 		}
 	}
 	return buf
 }
 
-// skipIn is skipFailed with the failed ranges that apply (failsFor).
+// skipIn is skipFailed with the failed ranges that apply (failsFor): the
+// first start from a on that no range [x.a, min(x.b, top)] holds. Taken
+// in order of their first starts, one pass finds it: once a range begins
+// after a, so do all the rest; and one passed over because it ends before
+// a stays behind it, since a only grows.
 func skipIn(fails []failedRange, d, a, b, lim int64) int64 {
 	if len(fails) == 0 {
 		return a
@@ -195,15 +206,13 @@ func skipIn(fails []failedRange, d, a, b, lim int64) int64 {
 	if lim != posInf {
 		top = min(top, lim-d)
 	}
-	for moved := true; moved && a <= b; {
-		moved = false
-		for _, x := range fails {
-			if x.a > a || a > x.b {
-				continue
-			}
-			if cut := min(x.b, top); a <= cut {
-				a, moved = cut+1, true
-			}
+	for i := range fails {
+		x := &fails[i]
+		if x.a > a {
+			break
+		}
+		if cut := min(x.b, top); a <= cut {
+			a = cut + 1
 		}
 	}
 	return a

@@ -1,6 +1,7 @@
 package slottable
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -265,6 +266,44 @@ func TestHistoryBlocksSkipOnly(t *testing.T) {
 		}
 		if skipped == 0 {
 			t.Errorf("seed %d: no block skipped", seed)
+		}
+	}
+}
+
+// TestSkipInOnePass compares skipIn's one pass over ranges in order of
+// their first starts (as failsFor returns them) with applying the ranges
+// in any order until none moves the start, on random ranges.
+func TestSkipInOnePass(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	fixpoint := func(fails []failedRange, d, a, b, lim int64) int64 {
+		top := b
+		if lim != posInf {
+			top = min(top, lim-d)
+		}
+		for moved := true; moved && a <= b; {
+			moved = false
+			for _, x := range fails {
+				if x.a <= a && a <= x.b && a <= min(x.b, top) {
+					a, moved = min(x.b, top)+1, true
+				}
+			}
+		}
+		return a
+	}
+	for range 20000 {
+		fails := make([]failedRange, r.IntN(maxFailed+1))
+		for i := range fails {
+			a := int64(r.IntN(60))
+			fails[i] = failedRange{a: a, b: a + int64(r.IntN(12))}
+		}
+		d, a, b, lim := int64(1+r.IntN(5)), int64(r.IntN(60)), int64(r.IntN(70)), int64(posInf)
+		if r.IntN(2) == 0 {
+			lim = int64(r.IntN(80))
+		}
+		want := fixpoint(fails, d, a, b, lim)
+		sorted := slices.SortedStableFunc(slices.Values(fails), func(x, y failedRange) int { return cmp.Compare(x.a, y.a) })
+		if got := skipIn(sorted, d, a, b, lim); got != want {
+			t.Fatalf("skipIn(%v, d %d, [%d, %d], lim %d) = %d, want %d", sorted, d, a, b, lim, got, want)
 		}
 	}
 }
