@@ -62,9 +62,11 @@ func (s *Scheduler) lateVictims(pre *Lease, p placement, total time.Duration, vi
 		s.amidUnsure = true // planned again on a copy: not amid (preemptRefusedAmid)
 		return late
 	}
-	real := s.table
-	s.table = real.Clone()
-	defer func() { s.table = real }()
+	// On a copy of the table, made in the memory of the last one: as new
+	// copies they were 3 % of the ch.3 local-share sweep's CPU profile.
+	real, c := s.table, s.table.CloneReusing(s.spare)
+	s.table, s.spare = c, nil
+	defer func() { s.table, s.spare = real, c }()
 	if !s.foresee(pre, p, total, victims, now) {
 		return append(late, bound...)
 	}

@@ -66,7 +66,7 @@ func (s *Scheduler) Clone() *Scheduler {
 	c.power = s.power.clone()
 	// Scratch space and the lazy leases (none between calls) are the
 	// copy's own.
-	c.lazySet, c.lazyList, c.lazyLive, c.optBuf, c.usedBuf = nil, nil, nil, nil, nil
+	c.lazySet, c.lazyList, c.lazyLive, c.optBuf, c.usedBuf, c.spare = nil, nil, nil, nil, nil, nil
 	// The note on the plans is about the original's table history.
 	c.exact, c.settle = false, false
 	return &c

@@ -78,6 +78,9 @@ type Scheduler struct {
 	// optBuf and usedBuf are options' scratch space (plan.go).
 	optBuf  []HostOption
 	usedBuf slottable.Resources
+	// spare is the memory of lateVictims' last copy of the table, for
+	// its next (Table.CloneReusing); nil while a copy is in use.
+	spare *slottable.Table
 	// hostBufs are relabel's and samePlan's scratch lists of hosts
 	// (keepplan.go), for plans wider than their buffers on the stack.
 	hostBufs  [4][]slottable.HostID

@@ -62,13 +62,14 @@ func newCPTree(dims int) cpTree {
 	return cpTree{dims: dims, root: nilNode, top: make([]int64, 2*dims)}
 }
 
-// clone returns an independent copy of the tree.
-func (p *cpTree) clone() cpTree {
+// cloneInto returns an independent copy of the tree, in the memory of dst
+// (a copy not used again; the zero cpTree: new memory).
+func (p *cpTree) cloneInto(dst cpTree) cpTree {
 	c := *p
-	c.nodes = append([]cpNode(nil), p.nodes...)
-	c.vec = append([]int64(nil), p.vec...)
-	c.free = append([]int32(nil), p.free...)
-	c.top = append([]int64(nil), p.top...)
+	c.nodes = append(dst.nodes[:0], p.nodes...)
+	c.vec = append(dst.vec[:0], p.vec...)
+	c.free = append(dst.free[:0], p.free...)
+	c.top = append(dst.top[:0], p.top...)
 	return c
 }
 

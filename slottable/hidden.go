@@ -2,7 +2,6 @@ package slottable
 
 import (
 	"fmt"
-	"slices"
 )
 
 // Hidden reservations. A reservation may be hidden: it stays in the
@@ -81,11 +80,12 @@ func (t *Table) hiddenOn(h HostID) []int32 {
 	return t.hid.on[h]
 }
 
-// clone is a deep copy of the hidden set.
-func (s hiddenSet) clone() hiddenSet {
-	c := hiddenSet{idx: slices.Clone(s.idx), on: make([][]int32, len(s.on))}
+// cloneInto is a deep copy of the hidden set, in the memory of dst (a copy
+// not used again; the zero value: new memory).
+func (s hiddenSet) cloneInto(dst hiddenSet) hiddenSet {
+	c := hiddenSet{idx: reuse(dst.idx, s.idx), on: resize(dst.on, len(s.on))}
 	for h, l := range s.on {
-		c.on[h] = slices.Clone(l)
+		c.on[h] = reuse(c.on[h], l)
 	}
 	return c
 }

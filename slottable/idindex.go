@@ -110,7 +110,8 @@ func (x *idIndex) each(fn func(ResID, int32)) {
 	}
 }
 
-// clone returns an independent copy.
-func (x *idIndex) clone() idIndex {
-	return idIndex{keys: append([]ResID(nil), x.keys...), vals: append([]int32(nil), x.vals...), n: x.n, shift: x.shift}
+// cloneInto returns an independent copy, in the memory of dst (a copy not
+// used again; the zero value: new memory).
+func (x *idIndex) cloneInto(dst idIndex) idIndex {
+	return idIndex{keys: append(dst.keys[:0], x.keys...), vals: append(dst.vals[:0], x.vals...), n: x.n, shift: x.shift}
 }

@@ -54,7 +54,7 @@ func TestIDIndexAgainstMap(t *testing.T) {
 				t.Fatalf("seed %d: each gives %d -> %d, map %d", seed, k, v, m[k])
 			}
 		})
-		c := x.clone()
+		c := x.cloneInto(idIndex{})
 		x.set(next+1, 7)
 		if seen != len(m) || c.len() != len(m) {
 			t.Fatalf("seed %d: each saw %d, clone holds %d, map %d", seed, seen, c.len(), len(m))

@@ -53,14 +53,16 @@ type itree struct {
 
 func (t *itree) addHost() { t.hosts = append(t.hosts, ivTree{root: nilNode}) }
 
-// clone returns an independent copy.
-func (t *itree) clone() itree {
-	c := itree{nodes: append([]iNode(nil), t.nodes...), hosts: make([]ivTree, len(t.hosts))}
+// cloneInto returns an independent copy, in the memory of dst (a copy not
+// used again; the zero value: new memory).
+func (t *itree) cloneInto(dst itree) itree {
+	c := itree{nodes: append(dst.nodes[:0], t.nodes...), hosts: resize(dst.hosts, len(t.hosts))}
 	for h, tr := range t.hosts {
+		d := c.hosts[h]
 		c.hosts[h] = ivTree{
 			root:  tr.root,
-			nodes: append([]ivNode(nil), tr.nodes...),
-			free:  append([]int32(nil), tr.free...),
+			nodes: append(d.nodes[:0], tr.nodes...),
+			free:  append(d.free[:0], tr.free...),
 		}
 	}
 	return c

@@ -232,6 +232,58 @@ func TestCloneIndependent(t *testing.T) {
 	}
 }
 
+// TestCloneReusing copies a table again and again, each copy in the
+// memory of the one before once that one was changed apart from the
+// original (grown, or emptied), and checks the original and every copy
+// against their own models, and that a memo made on one copy does not
+// hold on the next.
+func TestCloneReusing(t *testing.T) {
+	for _, seed := range seedsFor(t) {
+		g := gen{r: rand.New(rand.NewPCG(seed, 12)), dims: 2, n: 3, unit: units[seed%2]}
+		h := newHarness(t, nil, g.caps())
+		var old *Table
+		var memo FitMemo
+		made, checked := false, 0 // made: memo holds on old
+		for round := range 8 {
+			for range 40 {
+				g.step(h)
+			}
+			c := &harness{tb: t, tab: h.tab.CloneReusing(old), m: h.m.clone(), ids: slices.Clone(h.ids)}
+			if made {
+				checked++
+			}
+			if made && c.tab.Holds(&memo) {
+				t.Fatalf("seed %d round %d: a memo made on the copy before holds on this one", seed, round)
+			}
+			c.verify()
+			for range 60 {
+				g.step(h)
+				g.step(c)
+			}
+			if round%3 == 2 {
+				for len(c.ids) > 0 {
+					c.remove(0)
+				}
+			}
+			for _, x := range []*harness{h, c} {
+				x.verify()
+				for range 30 {
+					x.query(g.probe())
+				}
+			}
+			c.tab.TrackFreed(true)
+			p := g.probe()
+			memo = FitMemo{}
+			c.tab.EarliestFitMemo(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from}, 1000, &memo)
+			made = c.tab.Holds(&memo)
+			old = c.tab
+		}
+		if checked == 0 {
+			t.Fatalf("seed %d: no memo holding on its copy was made to check", seed)
+		}
+	}
+}
+
 // TestScaleCheck grows a table to 20k reservations with checking on,
 // churns it, and runs Check (which recomputes every aggregate) on the
 // way: the trees stay consistent at a size where they are deep.

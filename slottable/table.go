@@ -422,40 +422,77 @@ func (t *Table) sortSlots(slots []int32) {
 // Clone returns a deep copy of the table: changes to either do not affect
 // the other. Reservation resource vectors, which the table never
 // modifies, are shared.
-func (t *Table) Clone() *Table {
+func (t *Table) Clone() *Table { return t.CloneReusing(nil) }
+
+// CloneReusing is Clone in the memory of old, a copy that Clone or
+// CloneReusing returned before and that is not used again (nil: new
+// memory), so that a caller copying the table for one what-if after
+// another (the scheduler's check of deadline-bound victims) does not
+// allocate a table each time. The copy is a new Table all the same: a
+// memo made on old never holds on it (old keeps only its history, which
+// such a memo reads).
+func (t *Table) CloneReusing(old *Table) *Table {
+	var o Table
+	if old != nil {
+		o = *old
+		*old = Table{freed: old.freed}
+	}
 	c := &Table{
-		names:    slices.Clone(t.names),
-		hosts:    make([]Host, len(t.hosts)),
-		cp:       make([]cpTree, len(t.cp)),
-		peak:     slices.Clone(t.peak),
-		capv:     slices.Clone(t.capv),
-		ver:      slices.Clone(t.ver),
-		prof:     make([]*profCell, len(t.prof)), // made afresh below: profiles are not shared
+		names:    reuse(o.names, t.names),
+		hosts:    resize(o.hosts, len(t.hosts)),
+		cp:       resize(o.cp, len(t.cp)),
+		peak:     reuse(o.peak, t.peak),
+		capv:     reuse(o.capv, t.capv),
+		ver:      reuse(o.ver, t.ver),
+		prof:     resize(o.prof, len(t.prof)), // emptied below: profiles are not shared
 		ms:       t.ms.clone(),
-		rs:       slices.Clone(t.rs),
-		absent:   slices.Clone(t.absent),
-		raised:   slices.Clone(t.raised),
-		it:       t.it.clone(),
-		free:     slices.Clone(t.free),
-		byID:     t.byID.clone(),
-		lease:    t.lease.Clone(slices.Clone),
+		rs:       reuse(o.rs, t.rs),
+		absent:   reuse(o.absent, t.absent),
+		raised:   reuse(o.raised, t.raised),
+		it:       t.it.cloneInto(o.it),
+		free:     reuse(o.free, t.free),
+		byID:     t.byID.cloneInto(o.byID),
+		lease:    t.lease.CloneInto(o.lease, reuse[[]ResID]),
 		nextID:   t.nextID,
 		checking: t.checking,
-		closed:   slices.Clone(t.closed),
-		hid:      t.hid.clone(),
+		closed:   reuse(o.closed, t.closed),
+		hid:      t.hid.cloneInto(o.hid),
 		// The copy keeps no history of freed capacity: a memo made on
 		// either table never helps on the other.
 		freed: freedLog{base: t.freed.next, next: t.freed.next, fits: t.freed.fits},
 	}
 	for i, h := range t.hosts {
-		h.Capacity = slices.Clone(h.Capacity)
+		h.Capacity = reuse(c.hosts[i].Capacity, h.Capacity)
 		c.hosts[i] = h
 	}
 	for h := range t.cp {
-		c.cp[h] = t.cp[h].clone()
-		c.prof[h] = new(profCell)
+		c.cp[h] = t.cp[h].cloneInto(c.cp[h])
+		if cell := c.prof[h]; cell != nil {
+			cell.p.Store(nil)
+			cell.seen.Store(0)
+		} else {
+			c.prof[h] = new(profCell)
+		}
 	}
 	return c
+}
+
+// reuse returns a copy of src in dst's memory when there is some (dst is
+// not used again), as slices.Clone would make it (nil for nil).
+func reuse[S ~[]E, E any](dst, src S) S {
+	if src == nil || dst == nil {
+		return slices.Clone(src)
+	}
+	return append(dst[:0], src...)
+}
+
+// resize returns s with length n, its elements kept (and those it had
+// beyond its length, for their memory), grown when it is too short.
+func resize[S ~[]E, E any](s S, n int) S {
+	if cap(s) < n {
+		s = append(s[:cap(s)], make(S, n-cap(s))...)
+	}
+	return s[:n]
 }
 
 // resOf returns the IDs of lease's reservations (nil when it has none).

@@ -89,3 +89,31 @@ func (m *Map[V]) Clone(clone func(V) V) Map[V] {
 	}
 	return c
 }
+
+// CloneInto is Clone in the memory of dst, a copy not used again (the
+// zero Map: new memory): clone(old, v) returns the copy of v, made in old
+// when it can (old is dst's value for the same ID, or the zero value).
+func (m *Map[V]) CloneInto(dst Map[V], clone func(old, v V) V) Map[V] {
+	n := len(m.vals)
+	vals := dst.vals
+	if cap(vals) < n {
+		vals = append(vals[:cap(vals)], make([]V, n-cap(vals))...)
+	}
+	vals = vals[:n]
+	var zero V
+	for id := range vals {
+		if m.has[id] {
+			vals[id] = clone(vals[id], m.vals[id])
+		} else {
+			vals[id] = zero
+		}
+	}
+	c := Map[V]{vals: vals, has: append(dst.has[:0], m.has...)}
+	if m.far != nil {
+		c.far = make(map[uint64]V, len(m.far))
+		for id, v := range m.far {
+			c.far[id] = clone(zero, v)
+		}
+	}
+	return c
+}

@@ -74,8 +74,44 @@ func TestMap(t *testing.T) {
 }
 
 // count is the number of IDs with a value, as Range gives them.
-func count(m *Map[string]) int {
+func count[V any](m *Map[V]) int {
 	n := 0
-	m.Range(func(uint64, string) { n++ })
+	m.Range(func(uint64, V) { n++ })
 	return n
+}
+
+// TestCloneInto copies a map of slices into the memory of an earlier copy
+// that holds other IDs, far ones too: the copy holds exactly the map's
+// values, made in the earlier copy's slices where it had one for the ID,
+// and changing it leaves the map as it was.
+func TestCloneInto(t *testing.T) {
+	grow := func(old, v []int) []int { return append(old[:0], v...) }
+	var m Map[[]int]
+	m.Set(1, []int{1})
+	m.Set(3, []int{3, 3})
+	m.Set(1<<40, []int{9})
+	old := m.CloneInto(Map[[]int]{}, grow)
+	old.Set(2, []int{2})       // not in m
+	old.Set(3, []int{7, 7, 7}) // in m: its memory is taken
+	old.Delete(1)
+	old.Set(9000, []int{5}) // far
+	mem := &old.vals[3][0]
+	c := m.CloneInto(old, grow)
+	for _, id := range []uint64{0, 1, 2, 3, 4, 9000, 1 << 40} {
+		want, wantOK := m.Get(id)
+		if got, ok := c.Get(id); ok != wantOK || !slices.Equal(got, want) {
+			t.Errorf("copy's Get(%d) = %v %v, want %v %v", id, got, ok, want, wantOK)
+		}
+	}
+	if v, _ := c.Get(3); &v[0] != mem {
+		t.Errorf("ID 3's copy was not made in the earlier copy's slice")
+	}
+	v, _ := c.Get(3)
+	v[0] = 100
+	if w, _ := m.Get(3); w[0] != 3 {
+		t.Errorf("changing the copy changed the map: %v", w)
+	}
+	if count(&c) != 3 {
+		t.Errorf("the copy holds %d values, want 3", count(&c))
+	}
 }
