@@ -218,7 +218,6 @@ func getSweep(t *Table, q *Query) *fitSweep {
 func putSweep(s *fitSweep) {
 	s.t, s.q, s.qv = nil, nil, Query{} // qv holds the caller's funcs
 	s.w.t, s.w.p = nil, nil
-	clear(s.w.ev) // they hold reservations' resource vectors
 	s.w.ev = s.w.ev[:0]
 	sweeps.Put(s)
 }

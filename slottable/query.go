@@ -160,19 +160,19 @@ func getWalker() *walker { return walkers.Get().(*walker) }
 
 func putWalker(w *walker) {
 	w.t, w.p = nil, nil
-	clear(w.ev) // they hold reservations' resource vectors
 	w.ev = w.ev[:0]
 	walkers.Put(w)
 }
 
 // event is a change at a time, which sortEvents orders. A walker's
-// undoes an ignored reservation's delta: its usage res is subtracted
-// (sign -1) from its start and given back (+1) at its end. A sweep's
-// (fitSweep.first) opens (sign > 0) or closes (sign < 0) a window of
-// sign VMs, with res nil.
+// undoes the delta of the reservation in slot k, left out: its usage is
+// subtracted from its start (sign -(k+1)) and given back at its end
+// (sign k+1). A sweep's (fitSweep.first) opens (sign > 0) or closes
+// (sign < 0) a window of |sign| VMs. An event holds no pointer, so that
+// sorting moves 16 bytes and no write barrier (while the collector
+// marks) for each.
 type event struct {
 	at   int64
-	res  Resources
 	sign int64
 }
 
@@ -266,16 +266,16 @@ func sortEvents(ev []event) {
 // leaveOut takes the reservation in slot s (overlapping [from, to)) out
 // of the walk.
 func (w *walker) leaveOut(s int32, from, to int64) {
-	nd, res := &w.t.it.nodes[s], w.t.rs[s].Res
+	nd := &w.t.it.nodes[s]
 	if nd.start <= from {
-		for j, v := range res {
+		for j, v := range w.t.rs[s].Res {
 			w.usage[j] -= v
 		}
 	} else {
-		w.ev = append(w.ev, event{at: nd.start, res: res, sign: -1})
+		w.ev = append(w.ev, event{at: nd.start, sign: -(int64(s) + 1)})
 	}
 	if nd.end < to {
-		w.ev = append(w.ev, event{at: nd.end, res: res, sign: +1})
+		w.ev = append(w.ev, event{at: nd.end, sign: int64(s) + 1})
 	}
 }
 
@@ -300,9 +300,14 @@ func (w *walker) next() bool {
 		}
 	}
 	for ; w.ei < len(w.ev) && w.ev[w.ei].at == at; w.ei++ {
-		e := &w.ev[w.ei]
-		for j, v := range e.res {
-			w.usage[j] += e.sign * v
+		if k := w.ev[w.ei].sign; k < 0 {
+			for j, v := range w.t.rs[-k-1].Res {
+				w.usage[j] -= v
+			}
+		} else {
+			for j, v := range w.t.rs[k-1].Res {
+				w.usage[j] += v
+			}
 		}
 	}
 	return true
