@@ -19,7 +19,7 @@ type stepSpec struct {
 // shutdown.
 func (s *Scheduler) steps(l *Lease) ([]stepSpec, time.Duration) {
 	o := s.cfg.Overheads
-	var sp []stepSpec
+	sp := make([]stepSpec, 0, 4) // at most: migrate or prepare, resume, run, shut down
 	if l.saved {
 		if l.migrate && s.cfg.Migration == MigrationYes {
 			sp = append(sp, stepSpec{phMigrate, o.Copy(l.mems())})

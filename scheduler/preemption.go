@@ -41,17 +41,22 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 	for h := range s.table.NumHosts() {
 		base += s.table.FitCount(slottable.HostID(h), at, end, per, lazy)
 	}
+	// Scratch space for the calls, one after the other (an exact search
+	// makes thousands).
+	var members []int
+	var hosts []slottable.HostID
+	gone := map[LeaseID]bool{}
+	ignore := func(r slottable.Reservation) bool { return gone[r.Lease] || lazy != nil && lazy(r) }
 	return func(set preempt.Set) bool {
-		members := set.Indexes()
-		gone := make(map[LeaseID]bool, len(members))
-		var hosts []slottable.HostID
+		members = set.AppendIndexes(members[:0])
+		clear(gone)
+		hosts = hosts[:0]
 		for _, i := range members {
 			gone[cands[i].l.ID] = true
 			hosts = append(hosts, cands[i].over...)
 		}
 		slices.Sort(hosts)
 		hosts = slices.Compact(hosts)
-		ignore := func(r slottable.Reservation) bool { return gone[r.Lease] || lazy != nil && lazy(r) }
 		n := base
 		for _, h := range hosts {
 			if n >= l.Req.VMs {

@@ -28,7 +28,7 @@ type countProfile struct {
 	per []int64
 	c0  int
 	at  []int64
-	c   []int
+	c   []int64 // at's counts (int64: both share one allocation)
 	// within says that the host's usage never exceeds its capacity: a
 	// reservation of k VMs of size per left out then adds exactly k to the
 	// count wherever it holds (ownRuns).
@@ -111,10 +111,10 @@ func (p *countProfile) least(from, to int64, n int) int {
 	i := p.after(from)
 	m := p.c0
 	if i > 0 {
-		m = p.c[i-1]
+		m = int(p.c[i-1])
 	}
 	for ; i < len(p.at) && p.at[i] < to && m > 0; i++ {
-		m = min(m, p.c[i])
+		m = min(m, int(p.c[i]))
 	}
 	return min(m, n)
 }
@@ -145,8 +145,9 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 	}
 	usage = usage[:t.Dims()]
 	it := pool.seek(negInf, usage)
-	k := pool.n // the host's change points
-	p := &countProfile{ver: ver, c0: fitCount(capy, usage, per, math.MaxInt), at: make([]int64, 0, k), c: make([]int, 0, k),
+	k := pool.n                // the host's change points
+	room := make([]int64, 2*k) // at, then c
+	p := &countProfile{ver: ver, c0: fitCount(capy, usage, per, math.MaxInt), at: room[:0:k], c: room[k:k],
 		within: withinCapacity(capy, usage)}
 	if old != nil && slices.Equal(old.per, per) {
 		p.per = old.per
@@ -159,7 +160,7 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 			usage[j] += v
 		}
 		p.at = append(p.at, at)
-		p.c = append(p.c, fitCount(capy, usage, per, math.MaxInt))
+		p.c = append(p.c, int64(fitCount(capy, usage, per, math.MaxInt)))
 		p.within = p.within && withinCapacity(capy, usage)
 	}
 	return p
@@ -240,7 +241,7 @@ func (s *fitSweep) stepProfile(h HostID, p *countProfile, horizon int64, final b
 	i := p.after(s.from)
 	base := p.c0
 	if i > 0 {
-		base = p.c[i-1]
+		base = int(p.c[i-1])
 	}
 	cur := min(base+s.ownAt(s.from), n)
 	s.lv = s.lv[:0]
@@ -252,7 +253,7 @@ func (s *fitSweep) stepProfile(h HostID, p *countProfile, horizon int64, final b
 		var at int64
 		switch {
 		case i < len(p.at) && p.at[i] < horizon && (j == len(bs) || p.at[i] <= bs[j]):
-			at, base = p.at[i], p.c[i]
+			at, base = p.at[i], int(p.c[i])
 			i++
 		case j < len(bs):
 			at = bs[j]

@@ -101,7 +101,7 @@ func (s *fitSweep) only(at int64) (Fit, bool) {
 	end := addSat(at, max(int64(q.Duration), 1))
 	s.peak = slices.Grow(s.peak[:0], t.Dims())[:t.Dims()]
 	used := s.peak
-	var tally fitTally
+	tally := fitTally{counts: s.counts[:0]} // scratch: copied out once, at its length
 	for i := range t.hosts {
 		h := HostID(i)
 		if (q.Hosts != nil && !q.Hosts(h)) || t.Closed(h) {
@@ -114,7 +114,10 @@ func (s *fitSweep) only(at int64) (Fit, bool) {
 		t.usedQuery(h, at, end, ignore, q.SkipHidden, used)
 		tally.add(t, h, used, q)
 	}
-	return tally.fit(q)
+	s.counts = tally.counts
+	f, ok := tally.fit(q)
+	f.Counts = slices.Clone(f.Counts)
+	return f, ok
 }
 
 // fitTally adds up the hosts' counts for a fit at one start, q.From.
@@ -136,7 +139,8 @@ func (f *fitTally) addCount(h HostID, c int) {
 	}
 }
 
-// fit is the Fit at q.From when the hosts hold q.N together.
+// fit is the Fit at q.From when the hosts hold q.N together (its counts
+// are the tally's).
 func (f *fitTally) fit(q *Query) (Fit, bool) {
 	if f.total < q.N {
 		return Fit{}, false
@@ -195,6 +199,7 @@ type fitSweep struct {
 	ownEdges []int64       // stepProfile: the starts and ends of own, in order
 	cand     []hostRange   // freedStarts' candidate hosts
 	fails    []failedRange // freedStarts' failed ranges that apply (failsFor)
+	counts   []HostCount   // fit's and only's counts, before they are copied out
 	room     int           // fitHosts: the VMs the allowed hosts hold when empty
 	most     int           // first: the greatest total of the windows before its answer, or up to its limit
 }
@@ -413,15 +418,18 @@ func (s *fitSweep) fit(at int64) Fit {
 	if at != s.from {
 		f.Start = fromNS(at, s.q.From.Location())
 	}
+	counts := s.counts[:0] // scratch: copied out once, at its length
 	for _, w := range s.win {
 		if w.s > at || w.e < at {
 			continue
 		}
-		if k := len(f.Counts); k > 0 && f.Counts[k-1].Host == w.host {
-			f.Counts[k-1].Count += w.w
+		if k := len(counts); k > 0 && counts[k-1].Host == w.host {
+			counts[k-1].Count += w.w
 		} else {
-			f.Counts = append(f.Counts, HostCount{Host: w.host, Count: w.w})
+			counts = append(counts, HostCount{Host: w.host, Count: w.w})
 		}
 	}
+	s.counts = counts
+	f.Counts = slices.Clone(counts)
 	return f
 }

@@ -301,6 +301,10 @@ func (t *Table) EarliestFitWithout(q Query, lease uint64, m *FitMemo) (Fit, bool
 type withoutBuf struct {
 	on    []HostID
 	slots []int32
+	// ignore reports the reservations of lease: made once for the
+	// buffer, as a closure over lease was one allocation a query.
+	ignore func(Reservation) bool
+	lease  uint64
 }
 
 var withoutBufs = sync.Pool{New: func() any { return new(withoutBuf) }}
@@ -312,7 +316,10 @@ func (t *Table) withoutQuery(q Query, lease uint64, b *withoutBuf) (Query, bool)
 	ids := t.resOf(lease)
 	own := len(ids) > 0
 	if own {
-		q.Ignore = func(r Reservation) bool { return r.Lease == lease }
+		if b.ignore == nil {
+			b.ignore = func(r Reservation) bool { return r.Lease == b.lease }
+		}
+		b.lease, q.Ignore = lease, b.ignore
 		n := len(ids)
 		q.ignoreOn, q.ignoreSlots = slices.Grow(b.on[:0], n)[:n], slices.Grow(b.slots[:0], n)
 		for _, id := range ids {
@@ -634,7 +641,7 @@ func (s *fitSweep) startsOn(p *countProfile, a, b int64, out [][2]int64) [][2]in
 	i := p.after(a)
 	c := p.c0
 	if i > 0 {
-		c = p.c[i-1]
+		c = int(p.c[i-1])
 	}
 	in, rs := c+s.ownAt(a) > 0, a
 	run := func(from, to int64) { // a run [from, to): its starts in [a, b]
@@ -667,7 +674,7 @@ func (s *fitSweep) startsOn(p *countProfile, a, b int64, out [][2]int64) [][2]in
 		var at int64
 		switch {
 		case i < len(p.at) && p.at[i] < horizon && (j == len(bs) || p.at[i] <= bs[j]):
-			at, c = p.at[i], p.c[i]
+			at, c = p.at[i], int(p.c[i])
 			i++
 		case j < len(bs):
 			at = bs[j]

@@ -42,6 +42,11 @@ type Table struct {
 	closed   []bool    // per host: no new placements (disabled, or switched off)
 	freed    freedLog  // history of freed capacity, for FitMemo (freed.go)
 	hid      hiddenSet // hidden reservations (hidden.go)
+
+	// recent are the last resource vectors Add copied (ownRes), the
+	// next to be replaced at nextRecent.
+	recent     [4]Resources
+	nextRecent uint8
 }
 
 // New returns an empty table whose resource dimensions are "cpu",
@@ -166,7 +171,7 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	}
 	t.nextID++
 	r.ID = t.nextID
-	r.Res = slices.Clone(r.Res)
+	r.Res = t.ownRes(r.Res)
 	slot := t.allocSlot()
 	t.rs[slot] = r
 	t.it.nodes[slot] = iNode{start: s, end: e, id: r.ID}
@@ -184,6 +189,22 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 		t.raised[slot] = t.logRaised(r.Lease, r.Host, s, e, false, readds)
 	}
 	return r.ID, nil
+}
+
+// ownRes returns the table's own copy of v: one of the last few it made
+// when one is equal (the reservations of a plan mostly hold the same
+// resources), else a new one. The table never modifies them, so they may
+// be shared.
+func (t *Table) ownRes(v Resources) Resources {
+	for _, c := range t.recent {
+		if slices.Equal(c, v) {
+			return c
+		}
+	}
+	c := slices.Clone(v)
+	t.recent[t.nextRecent%uint8(len(t.recent))] = c
+	t.nextRecent++
+	return c
 }
 
 func (t *Table) allocSlot() int32 {

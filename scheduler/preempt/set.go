@@ -81,8 +81,10 @@ func (s Set) Len() int {
 }
 
 // Indexes returns the members in ascending order (nil for the empty set).
-func (s Set) Indexes() []int {
-	var out []int
+func (s Set) Indexes() []int { return s.AppendIndexes(nil) }
+
+// AppendIndexes appends the members to out in ascending order.
+func (s Set) AppendIndexes(out []int) []int {
 	for wi, w := range s.words {
 		for w != 0 {
 			b := bits.TrailingZeros64(w)
