@@ -86,11 +86,12 @@ type Lease struct {
 	Overhead       time.Duration // total preemption overhead h(L) charged to it
 	Ops            map[Operation]int
 
-	plan     []phase // what is reserved for it, in time order
-	cur      int     // index of the current (or next) phase
-	entered  bool    // whether plan[cur] has begun
-	gen      uint64  // bumped when the plan changes, to drop stale wake-ups
-	migrate  bool    // its next resumption copies memory images
+	plan     []phase             // what is reserved for it, in time order
+	cur      int                 // index of the current (or next) phase
+	per      slottable.Resources // Per's answer, made once
+	entered  bool                // whether plan[cur] has begun
+	gen      uint64              // bumped when the plan changes, to drop stale wake-ups
+	migrate  bool                // its next resumption copies memory images
 	prevHost map[slottable.HostID]int
 	after    afterKind // what happens when the plan is over
 	saved    bool      // its memory images are saved: it resumes rather than starts
@@ -158,9 +159,15 @@ const (
 	afterRequeue                  // stopped by preemption: queued again from scratch
 )
 
-// Per is the resources one VM of the lease needs.
+// Per is the resources one VM of the lease needs. It is made once (each
+// query asked for a new one: a seventh of a ch.3 run's allocations) and
+// shared: the caller must not change it.
 func (l *Lease) Per() slottable.Resources {
-	return slottable.Resources{l.Req.CPU, l.Req.Memory}
+	if p := l.per; len(p) == 2 && p[0] == l.Req.CPU && p[1] == l.Req.Memory {
+		return p
+	}
+	l.per = slottable.Resources{l.Req.CPU, l.Req.Memory}
+	return l.per
 }
 
 func (l *Lease) mems() []int64 { return memories(l.Req.VMs, l.Req.Memory) }

@@ -470,7 +470,9 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 	}
 	used := make([]int64, t.Dims())
 	end := addSat(at, d)
-	var tally fitTally
+	room := countRooms.Get().(*[]HostCount) // the counts, copied out once
+	defer countRooms.Put(room)
+	tally := fitTally{counts: (*room)[:0]}
 	for i := range t.hosts {
 		h := HostID(i)
 		k := 0
@@ -492,8 +494,15 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 		}
 		tally.add(t, h, used, &q)
 	}
-	return tally.fit(&q)
+	*room = tally.counts
+	fit, ok := tally.fit(&q)
+	fit.Counts = slices.Clone(fit.Counts)
+	return fit, ok
 }
+
+// countRooms is fitAt's room for its counts: it tallied them in a list
+// grown from nothing, an allocation or more a call.
+var countRooms = sync.Pool{New: func() any { return new([]HostCount) }}
 
 // usedWithout writes host h's maximum usage over [f, e) without the
 // lease's reservations there (slots) to out. When those hold the same

@@ -47,7 +47,14 @@ type Table struct {
 	// next to be replaced at nextRecent.
 	recent     [4]Resources
 	nextRecent uint8
+	// spareIDs are emptied lists of a lease's reservations, for the next
+	// lease's (a plan dropped and made again would otherwise grow its
+	// list from nothing each time).
+	spareIDs [][]ResID
 }
+
+// maxSpareIDs bounds Table.spareIDs.
+const maxSpareIDs = 64
 
 // New returns an empty table whose resource dimensions are "cpu",
 // "memory" and then the extra names, in that order.
@@ -178,7 +185,12 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.it.insert(r.Host, slot)
 	t.applyPair(r.Host, s, e, r.Res, +1)
 	t.byID.set(r.ID, slot)
-	t.lease.Set(r.Lease, append(t.resOf(r.Lease), r.ID))
+	ids := t.resOf(r.Lease)
+	if ids == nil && len(t.spareIDs) > 0 { // a lease's first: in a list given back
+		ids = t.spareIDs[len(t.spareIDs)-1]
+		t.spareIDs = t.spareIDs[:len(t.spareIDs)-1]
+	}
+	t.lease.Set(r.Lease, append(ids, r.ID))
 	t.absent[slot] = t.raisedNow()
 	var readds uint64
 	if ab, seq, ok := t.readded(&r, s, e); ok {
@@ -288,6 +300,9 @@ func (t *Table) Remove(id ResID) error {
 	}
 	if len(ids) == 0 {
 		t.lease.Delete(r.Lease)
+		if len(t.spareIDs) < maxSpareIDs {
+			t.spareIDs = append(t.spareIDs, ids)
+		}
 	} else {
 		t.lease.Set(r.Lease, ids)
 	}
