@@ -18,8 +18,12 @@ type stepSpec struct {
 // resuming (copying first when it migrates), its remaining run, and the
 // shutdown.
 func (s *Scheduler) steps(l *Lease) ([]stepSpec, time.Duration) {
+	return s.stepsInto(make([]stepSpec, 0, 4), l) // at most: migrate or prepare, resume, run, shut down
+}
+
+// stepsInto is steps, appended to sp.
+func (s *Scheduler) stepsInto(sp []stepSpec, l *Lease) ([]stepSpec, time.Duration) {
 	o := s.cfg.Overheads
-	sp := make([]stepSpec, 0, 4) // at most: migrate or prepare, resume, run, shut down
 	if l.saved {
 		if l.migrate && s.cfg.Migration == MigrationYes {
 			sp = append(sp, stepSpec{phMigrate, o.Copy(l.mems())})

@@ -81,6 +81,8 @@ type Scheduler struct {
 	// spare is the memory of lateVictims' last copy of the table, for
 	// its next (Table.CloneReusing); nil while a copy is in use.
 	spare *slottable.Table
+	// keepSteps is keepable's room for the steps it returns.
+	keepSteps [4]stepSpec
 	// hostBufs are relabel's and samePlan's scratch lists of hosts
 	// (keepplan.go), for plans wider than their buffers on the stack.
 	hostBufs  [4][]slottable.HostID
