@@ -1,7 +1,9 @@
 package preempt
 
 import (
+	"cmp"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -286,5 +288,37 @@ func TestSet(t *testing.T) {
 	}
 	if NewSet(200).Len() != 0 || NewSet(200).Indexes() != nil || !NewSet(200).Equal(Set{}) {
 		t.Fatal("NewSet is not empty")
+	}
+}
+
+// TestCompareSets checks compareSets against its definition (size, then
+// the ascending indexes compared as lists) on random pairs of sets over
+// up to three words, some with trailing zero words.
+func TestCompareSets(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	sign := func(c int) int { return cmp.Compare(c, 0) }
+	for range 20000 {
+		var a, b Set
+		for _, s := range []*Set{&a, &b} {
+			s.words = make([]uint64, r.IntN(4))
+			for i := range s.words {
+				s.words[i] = r.Uint64() & r.Uint64() & r.Uint64() // sparse
+			}
+		}
+		if r.IntN(4) == 0 { // b: a with one member moved
+			b = a.Clone()
+			if n := a.Len(); n > 0 {
+				k := a.Indexes()[r.IntN(n)]
+				b.words[k>>6] &^= 1 << uint(k&63)
+				b.Add(r.IntN(190))
+			}
+		}
+		want := a.Len() - b.Len()
+		if want == 0 {
+			want = slices.Compare(a.Indexes(), b.Indexes())
+		}
+		if got := compareSets(a, b); sign(got) != sign(want) {
+			t.Fatalf("compareSets(%v, %v) = %d, want the sign of %d", a, b, got, want)
+		}
 	}
 }

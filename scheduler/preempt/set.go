@@ -141,10 +141,28 @@ func (s Set) key() string {
 }
 
 // compareSets orders sets by size, then by their ascending indexes
-// lexicographically.
+// lexicographically. Between two lists of one length the first that
+// differs holds the least member of one set that the other lacks, and a
+// smaller index than the other's there: the set holding the lowest bit
+// where they differ comes first.
 func compareSets(a, b Set) int {
 	if c := a.Len() - b.Len(); c != 0 {
 		return c
 	}
-	return slices.Compare(a.Indexes(), b.Indexes())
+	for i := range max(len(a.words), len(b.words)) {
+		var x, y uint64
+		if i < len(a.words) {
+			x = a.words[i]
+		}
+		if i < len(b.words) {
+			y = b.words[i]
+		}
+		if d := x ^ y; d != 0 {
+			if x&(d&-d) != 0 {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }
