@@ -238,37 +238,85 @@ func vmsOf(res, per []int64) (int, bool) {
 // after another), and left out it changes the count there all the same.
 func (s *fitSweep) stepProfile(h HostID, p *countProfile, horizon int64, final bool) {
 	n := s.q.N
+	if len(s.own) == 0 { // most hosts: the profile's change points alone
+		i := p.after(s.from)
+		cur := p.c0
+		if i > 0 {
+			cur = int(p.c[i-1])
+		}
+		cur = min(cur, n)
+		s.lv = s.lv[:0]
+		if cur > 0 {
+			s.lv = append(s.lv, level{h: cur, a: s.from})
+		}
+		for ; i < len(p.at) && p.at[i] < horizon; i++ {
+			if c := min(int(p.c[i]), n); c != cur {
+				s.step(h, p.at[i], c, false)
+				cur = c
+			}
+		}
+		s.step(h, horizon, 0, final)
+		return
+	}
+	w, c := s.countSteps(p, horizon)
+	cur := min(c, n)
+	s.lv = s.lv[:0]
+	if cur > 0 {
+		s.lv = append(s.lv, level{h: cur, a: s.from})
+	}
+	for {
+		at, c, ok := w.next()
+		if !ok {
+			s.step(h, horizon, 0, final)
+			return
+		}
+		if c = min(c, n); c != cur {
+			s.step(h, at, c, false)
+			cur = c
+		}
+	}
+}
+
+// countSteps walks a host's count from its profile p plus the VMs of
+// s.own (stepProfile, startsOn): from s.from up to horizon, at each of
+// the profile's change points and of the bounds of s.own.
+type countSteps struct {
+	s       *fitSweep
+	p       *countProfile
+	bs      []int64 // s.own's bounds
+	i, j    int     // the next of p's change points, of bs
+	base    int     // p's count
+	horizon int64
+}
+
+// countSteps starts the walk: it returns it and the count at s.from.
+func (s *fitSweep) countSteps(p *countProfile, horizon int64) (countSteps, int) {
 	i := p.after(s.from)
 	base := p.c0
 	if i > 0 {
 		base = int(p.c[i-1])
 	}
-	cur := min(base+s.ownAt(s.from), n)
-	s.lv = s.lv[:0]
-	if cur > 0 {
-		s.lv = append(s.lv, level{h: cur, a: s.from})
+	return countSteps{s: s, p: p, bs: s.ownBounds(horizon), i: i, base: base, horizon: horizon}, base + s.ownAt(s.from)
+}
+
+// next returns the next time the count may change before the horizon and
+// the count from then on; false at the horizon.
+func (w *countSteps) next() (int64, int, bool) {
+	p, bs := w.p, w.bs
+	var at int64
+	switch {
+	case w.i < len(p.at) && p.at[w.i] < w.horizon && (w.j == len(bs) || p.at[w.i] <= bs[w.j]):
+		at, w.base = p.at[w.i], int(p.c[w.i])
+		w.i++
+	case w.j < len(bs):
+		at = bs[w.j]
+	default:
+		return 0, 0, false
 	}
-	bs := s.ownBounds(horizon)
-	for j := 0; ; {
-		var at int64
-		switch {
-		case i < len(p.at) && p.at[i] < horizon && (j == len(bs) || p.at[i] <= bs[j]):
-			at, base = p.at[i], int(p.c[i])
-			i++
-		case j < len(bs):
-			at = bs[j]
-		default:
-			s.step(h, horizon, 0, final)
-			return
-		}
-		for j < len(bs) && bs[j] == at {
-			j++
-		}
-		if c := min(base+s.ownAt(at), n); c != cur {
-			s.step(h, at, c, false)
-			cur = c
-		}
+	for w.j < len(bs) && bs[w.j] == at {
+		w.j++
 	}
+	return at, w.base + w.s.ownAt(at), true
 }
 
 // ownBounds returns the starts and ends of s.own in (s.from, horizon),

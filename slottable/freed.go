@@ -647,12 +647,6 @@ func (s *fitSweep) starts(h HostID, a, b int64, out [][2]int64) [][2]int64 {
 func (s *fitSweep) startsOn(p *countProfile, a, b int64, out [][2]int64) [][2]int64 {
 	d := s.d
 	horizon := addSat(b, d)
-	i := p.after(a)
-	c := p.c0
-	if i > 0 {
-		c = int(p.c[i-1])
-	}
-	in, rs := c+s.ownAt(a) > 0, a
 	run := func(from, to int64) { // a run [from, to): its starts in [a, b]
 		if uint64(to)-uint64(from) < uint64(d) {
 			return
@@ -662,6 +656,12 @@ func (s *fitSweep) startsOn(p *countProfile, a, b int64, out [][2]int64) [][2]in
 		}
 	}
 	if len(s.own) == 0 { // the profile's change points alone
+		i := p.after(a)
+		in := p.c0 > 0
+		if i > 0 {
+			in = p.c[i-1] > 0
+		}
+		rs := a
 		for ; i < len(p.at) && p.at[i] < horizon; i++ {
 			if (p.c[i] > 0) == in {
 				continue
@@ -678,25 +678,15 @@ func (s *fitSweep) startsOn(p *countProfile, a, b int64, out [][2]int64) [][2]in
 		}
 		return out
 	}
-	bs := s.ownBounds(horizon)
-	for j := 0; ; {
-		var at int64
-		switch {
-		case i < len(p.at) && p.at[i] < horizon && (j == len(bs) || p.at[i] <= bs[j]):
-			at, c = p.at[i], int(p.c[i])
-			i++
-		case j < len(bs):
-			at = bs[j]
-		default:
-			if in {
-				run(rs, horizon)
-			}
-			return out
+	s.from = a
+	w, c := s.countSteps(p, horizon)
+	in, rs := c > 0, a
+	for {
+		at, c, ok := w.next()
+		if !ok {
+			break
 		}
-		for j < len(bs) && bs[j] == at {
-			j++
-		}
-		if now := c+s.ownAt(at) > 0; now != in {
+		if now := c > 0; now != in {
 			if in {
 				run(rs, at)
 			} else {
@@ -705,6 +695,10 @@ func (s *fitSweep) startsOn(p *countProfile, a, b int64, out [][2]int64) [][2]in
 			in = now
 		}
 	}
+	if in {
+		run(rs, horizon)
+	}
+	return out
 }
 
 // mergeRanges sorts ranges and merges the overlapping or adjacent ones;
