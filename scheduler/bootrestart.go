@@ -91,9 +91,7 @@ func (s *Scheduler) findWithBoots(l *Lease, from, until time.Time, d time.Durati
 	if len(off) == 0 {
 		return placement{}, nil, false
 	}
-	real := s.table
-	s.table = real.Clone()
-	defer func() { s.table = real }()
+	defer s.onCopy()()
 	for h, on := range off {
 		s.openHost(h, on)
 	}

@@ -78,8 +78,8 @@ type Scheduler struct {
 	// optBuf and usedBuf are options' scratch space (plan.go).
 	optBuf  []HostOption
 	usedBuf slottable.Resources
-	// spare is the memory of lateVictims' last copy of the table, for
-	// its next (Table.CloneReusing); nil while a copy is in use.
+	// spare is the memory of onCopy's last copy of the table, for its
+	// next (Table.CloneReusing); nil while a copy is in use.
 	spare *slottable.Table
 	// keepSteps is keepable's room for the steps it returns.
 	keepSteps [4]stepSpec

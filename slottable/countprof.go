@@ -105,14 +105,20 @@ func (p *countProfile) after(t int64) int {
 	return lo
 }
 
+// before returns p's count before its change point i (at after(t): the
+// count at t).
+func (p *countProfile) before(i int) int {
+	if i == 0 {
+		return p.c0
+	}
+	return int(p.c[i-1])
+}
+
 // least returns the least count of p over [from, to), capped at n: the
 // count at its start, and at each change point inside.
 func (p *countProfile) least(from, to int64, n int) int {
 	i := p.after(from)
-	m := p.c0
-	if i > 0 {
-		m = int(p.c[i-1])
-	}
+	m := p.before(i)
 	for ; i < len(p.at) && p.at[i] < to && m > 0; i++ {
 		m = min(m, int(p.c[i]))
 	}
@@ -240,11 +246,7 @@ func (s *fitSweep) stepProfile(h HostID, p *countProfile, horizon int64, final b
 	n := s.q.N
 	if len(s.own) == 0 { // most hosts: the profile's change points alone
 		i := p.after(s.from)
-		cur := p.c0
-		if i > 0 {
-			cur = int(p.c[i-1])
-		}
-		cur = min(cur, n)
+		cur := min(p.before(i), n)
 		s.lv = s.lv[:0]
 		if cur > 0 {
 			s.lv = append(s.lv, level{h: cur, a: s.from})
@@ -292,10 +294,7 @@ type countSteps struct {
 // countSteps starts the walk: it returns it and the count at s.from.
 func (s *fitSweep) countSteps(p *countProfile, horizon int64) (countSteps, int) {
 	i := p.after(s.from)
-	base := p.c0
-	if i > 0 {
-		base = int(p.c[i-1])
-	}
+	base := p.before(i)
 	return countSteps{s: s, p: p, bs: s.ownBounds(horizon), i: i, base: base, horizon: horizon}, base + s.ownAt(s.from)
 }
 

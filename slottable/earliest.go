@@ -115,9 +115,7 @@ func (s *fitSweep) only(at int64) (Fit, bool) {
 		tally.add(t, h, used, q)
 	}
 	s.counts = tally.counts
-	f, ok := tally.fit(q)
-	f.Counts = slices.Clone(f.Counts)
-	return f, ok
+	return tally.fit(q)
 }
 
 // fitTally adds up the hosts' counts for a fit at one start, q.From.
@@ -139,13 +137,13 @@ func (f *fitTally) addCount(h HostID, c int) {
 	}
 }
 
-// fit is the Fit at q.From when the hosts hold q.N together (its counts
-// are the tally's).
+// fit is the Fit at q.From when the hosts hold q.N together, with a copy
+// of the tally's counts (which its callers keep in scratch room).
 func (f *fitTally) fit(q *Query) (Fit, bool) {
 	if f.total < q.N {
 		return Fit{}, false
 	}
-	return Fit{Start: q.From, Counts: f.counts}, true
+	return Fit{Start: q.From, Counts: slices.Clone(f.counts)}, true
 }
 
 // grow multiplies a search width by four, saturating.

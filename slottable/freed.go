@@ -495,9 +495,7 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 		tally.add(t, h, used, &q)
 	}
 	*room = tally.counts
-	fit, ok := tally.fit(&q)
-	fit.Counts = slices.Clone(fit.Counts)
-	return fit, ok
+	return tally.fit(&q)
 }
 
 // countRooms is fitAt's room for its counts: it tallied them in a list
@@ -609,21 +607,17 @@ func (t *Table) freedStarts(q Query, lease, mark uint64, lo, hi, d, lim int64) [
 // of the sweep's VMs fits over [t, t+d). The host is read as host reads
 // it; from its count profile (with what is left out added back, ownRuns),
 // the runs where one VM fits are read off the counts (startsOn) rather
-// than swept level by level.
+// than swept level by level. (Every host is roomy when q.N <= 0.)
 func (s *fitSweep) starts(h HostID, a, b int64, out [][2]int64) [][2]int64 {
+	if s.roomy(h) { // one window over every start
+		return append(out, [2]int64{a, b})
+	}
 	horizon := addSat(b, s.d)
 	s.from, s.win, s.lv = a, s.win[:0], s.lv[:0]
-	switch {
-	case s.roomy(h): // one window over every start
-		return append(out, [2]int64{a, b})
-	case s.q.N > 0:
-		if p := s.read(h, horizon); p != nil {
-			return s.startsOn(p, a, b, out)
-		}
-		s.walk(h, horizon, false)
-	default:
-		s.host(h, horizon, false)
+	if p := s.read(h, horizon); p != nil {
+		return s.startsOn(p, a, b, out)
 	}
+	s.walk(h, horizon, false)
 	for _, w := range s.win {
 		if a, b := max(w.s, a), min(w.e, b); a <= b {
 			out = append(out, [2]int64{a, b})
@@ -657,11 +651,7 @@ func (s *fitSweep) startsOn(p *countProfile, a, b int64, out [][2]int64) [][2]in
 	}
 	if len(s.own) == 0 { // the profile's change points alone
 		i := p.after(a)
-		in := p.c0 > 0
-		if i > 0 {
-			in = p.c[i-1] > 0
-		}
-		rs := a
+		in, rs := p.before(i) > 0, a
 		for ; i < len(p.at) && p.at[i] < horizon; i++ {
 			if (p.c[i] > 0) == in {
 				continue

@@ -75,19 +75,7 @@ func (m *Map[V]) Range(f func(id uint64, v V)) {
 
 // Clone returns a copy of m holding clone(v) for each value v.
 func (m *Map[V]) Clone(clone func(V) V) Map[V] {
-	c := Map[V]{vals: make([]V, len(m.vals)), has: slices.Clone(m.has)}
-	for id, v := range m.vals {
-		if m.has[id] {
-			c.vals[id] = clone(v)
-		}
-	}
-	if m.far != nil {
-		c.far = make(map[uint64]V, len(m.far))
-		for id, v := range m.far {
-			c.far[id] = clone(v)
-		}
-	}
-	return c
+	return m.CloneInto(Map[V]{}, func(_, v V) V { return clone(v) })
 }
 
 // CloneInto is Clone in the memory of dst, a copy not used again (the
