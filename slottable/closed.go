@@ -17,6 +17,9 @@ func (t *Table) SetClosed(h HostID, closed bool) error {
 	if !t.closed[h] && closed {
 		t.logRaised(0, h, negInf, posInf, true, 0) // closed: no room anywhere
 	}
+	if t.closed[h] != closed {
+		t.bump()
+	}
 	t.closed[h] = closed
 	return nil
 }

@@ -47,6 +47,7 @@ type profCell struct {
 // profiles no longer hold.
 func (t *Table) touch(h HostID) {
 	t.ver[h]++
+	t.bump()
 }
 
 // countProfileOf returns host h's count profile for VMs of size per, or

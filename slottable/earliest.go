@@ -47,6 +47,9 @@ func (t *Table) earliestFit(q Query) (Fit, bool, int) {
 	if q.N <= 0 {
 		return Fit{Start: q.From}, true, 0
 	}
+	if until == from && t.noRoomAt(&q, from) {
+		return Fit{}, false, q.N - 1 // as only's answer below
+	}
 	s := getSweep(t, &q)
 	defer putSweep(s)
 	if until == from {

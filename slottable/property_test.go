@@ -342,6 +342,8 @@ func TestConcurrentReads(t *testing.T) {
 				h.tab.Used(p.host, p.from, p.to)
 				h.tab.FitCount(p.host, p.from, p.to, p.per, p.ignore())
 				h.tab.EarliestFit(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from, Ignore: p.ignore()})
+				// May it start at from? (the shared room at that instant: instant.go)
+				h.tab.EarliestFit(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from, Until: p.from})
 				h.tab.ReservationsOn(p.host, p.from, p.to)
 				h.tab.ChangePoints(p.from, p.to)
 			}

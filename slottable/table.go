@@ -51,6 +51,12 @@ type Table struct {
 	// lease's (a plan dropped and made again would otherwise grow its
 	// list from nothing each time).
 	spareIDs [][]ResID
+
+	// stamp counts the changes that may change how many VMs fit
+	// somewhere (bump); instant is the room at one instant on the table
+	// at one stamp (instant.go).
+	stamp   uint64
+	instant *instantCell
 }
 
 // maxSpareIDs bounds Table.spareIDs.
@@ -61,7 +67,8 @@ const maxSpareIDs = 64
 func New(extra ...string) *Table {
 	names := append([]string{"cpu", "memory"}, extra...)
 	return &Table{
-		names: names,
+		names:   names,
+		instant: new(instantCell),
 	}
 }
 
@@ -106,6 +113,7 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	t.ver = append(t.ver, 0)
 	t.prof = append(t.prof, new(profCell))
 	t.it.addHost()
+	t.bump()
 	t.logFreed(0, id, negInf, posInf, nil, false, absence{}, 0, 0) // a new host: capacity everywhere
 	return id, nil
 }
@@ -493,10 +501,12 @@ func (t *Table) CloneReusing(old *Table) *Table {
 		checking: t.checking,
 		closed:   reuse(o.closed, t.closed),
 		hid:      t.hid.cloneInto(o.hid),
+		instant:  cmp.Or(o.instant, new(instantCell)),
 		// The copy keeps no history of freed capacity: a memo made on
 		// either table never helps on the other.
 		freed: freedLog{base: t.freed.next, next: t.freed.next, fits: t.freed.fits},
 	}
+	c.instant.p.Store(nil) // the old copy's, at a stamp of its own
 	for i, h := range t.hosts {
 		h.Capacity = reuse(c.hosts[i].Capacity, h.Capacity)
 		c.hosts[i] = h
