@@ -267,13 +267,18 @@ func (t *Table) Holds(m *FitMemo) bool {
 // EarliestFitMemo answers q exactly as EarliestFit does, for a query on
 // behalf of lease (which must hold no reservation in the table: otherwise
 // it is EarliestFit), using and updating m. When m holds an answer to the
-// same question (same N, Per, Duration, no Hosts, Ignore or Until, a From
-// no earlier) it searches only the start times where capacity freed
-// since, by other leases, could make a new fit (those whose interval
-// overlaps a freed one), and then from the remembered start on: every
-// other start before it did not fit then, and usage there is at least
-// what it was, so it does not fit now. A memo is about the table without
-// the lease's reservations, so the lease's own changes do not count.
+// same question (same N, Per, Duration, no Hosts or Ignore, a From no
+// earlier) it searches only the start times where capacity freed since,
+// by other leases, could make a new fit (those whose interval overlaps a
+// freed one), and then from the remembered start on: every other start
+// before it did not fit then, and usage there is at least what it was, so
+// it does not fit now. A memo is about the table without the lease's
+// reservations, so the lease's own changes do not count. It remembers the
+// earliest fit with no Until: a query with one (a lease planned by its
+// deadline, again at every pass) is answered from it when it holds one,
+// searching up to Until only, and a fit found by Until is that earliest
+// fit too; one that finds none leaves the memo as it was. (A query whose
+// Until is its From, may it start now, neither reads nor writes it.)
 func (t *Table) EarliestFitMemo(q Query, lease uint64, m *FitMemo) (Fit, bool) {
 	if len(t.resOf(lease)) > 0 {
 		return t.EarliestFit(q)
@@ -351,9 +356,13 @@ func (t *Table) withoutQuery(q Query, lease uint64, b *withoutBuf) (Query, bool)
 // earliestFitMemo is EarliestFitMemo; own says that q.Ignore leaves out
 // lease's reservations (and nothing else).
 func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fit, bool) {
-	from := toNS(q.From)
-	usable := t.freed.on && q.Hosts == nil && (own || q.Ignore == nil) && !q.SkipHidden && q.Until.IsZero() && q.N > 0 &&
-		from != negInf && from != posInf
+	from, until := toNS(q.From), int64(posInf)
+	if !q.Until.IsZero() {
+		until = toNS(q.Until)
+	}
+	bounded := !q.Until.IsZero()
+	usable := t.freed.on && q.Hosts == nil && (own || q.Ignore == nil) && !q.SkipHidden && q.N > 0 &&
+		from != negInf && from != posInf && until > from // not a start-now question (instant.go)
 	if !usable {
 		return t.EarliestFit(q)
 	}
@@ -363,7 +372,7 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 	var ok, same bool
 	if m.log == &t.freed && m.mark >= t.freed.base && m.n == q.N && m.d == d &&
 		slices.Equal(m.per, q.Per) && from >= m.from && from <= m.start {
-		fit, ok, same = t.fitAfterMemo(q, lease, m, from, d, own)
+		fit, ok, same = t.fitAfterMemo(q, lease, m, from, until, d, own)
 	} else {
 		var most int
 		fit, ok, most = t.earliestFit(q)
@@ -372,7 +381,11 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 		}
 	}
 	if !ok {
-		*m = FitMemo{}
+		if !bounded { // no fit at all: nothing to remember
+			*m = FitMemo{}
+		}
+		// None by Until: what the memo holds (about the table at its
+		// mark) holds still.
 		return fit, false
 	}
 	since := m.since
@@ -391,15 +404,16 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 
 // fitAfterMemo is EarliestFitMemo's search with a usable memo: first the
 // starts in [from, m.start) that a freed interval could have opened, then
-// from m.start on, which is most often the answer. When nothing changed
-// over [m.start, m.start+d) since the memo's answer (but the lease's own
-// reservations), that answer holds again as it was: same says so.
-func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, own bool) (fit Fit, ok, same bool) {
+// from m.start on, which is most often the answer; no start after until
+// (q.Until, posInf for none). When nothing changed over [m.start,
+// m.start+d) since the memo's answer (but the lease's own reservations),
+// that answer holds again as it was: same says so.
+func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, until, d int64, own bool) (fit Fit, ok, same bool) {
 	lim := int64(posInf)
 	if own {
 		lim = t.ownStart(lease)
 	}
-	cs := t.freedStarts(q, lease, m.mark, from, m.start-1, d, lim)
+	cs := t.freedStarts(q, lease, m.mark, from, min(m.start-1, until), d, lim)
 	for _, c := range cs {
 		a := t.skipFailed(&q, d, c[0], c[1], lim)
 		if a > c[1] {
@@ -413,6 +427,9 @@ func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, d int64, o
 			return fit, true, false
 		}
 		t.noteFailed(&q, d, a, c[1], most)
+	}
+	if m.start > until {
+		return Fit{}, false, false
 	}
 	qb := q
 	qb.From = t.memoTime(q.From, from, m.start)

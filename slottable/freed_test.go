@@ -14,7 +14,8 @@ import (
 // that only moves forward, while other leases' reservations are added,
 // removed (and sometimes added back identical), shortened and lengthened,
 // hosts are closed and opened, the asking lease reserves its answer and
-// drops it again, and the history is forgotten now and then.
+// drops it again, and the history is forgotten now and then; a third of
+// the questions asked with no plan held have an Until.
 func TestEarliestFitMemo(t *testing.T) {
 	for _, seed := range seedsFor(t) {
 		t.Logf("seed %d", seed)
@@ -71,6 +72,9 @@ func TestEarliestFitMemo(t *testing.T) {
 					_ = tab.Remove(id)
 				}
 				a.held = nil
+				if r.IntN(3) == 0 { // planned by a deadline: no start after Until
+					q.Until = g.at(from + r.IntN(25))
+				}
 				want, wok = tab.EarliestFit(q)
 				got, gok = tab.EarliestFitMemo(q, a.id, &a.memo)
 				if wok != gok || !got.Start.Equal(want.Start) || got.Start.Location() != want.Start.Location() ||
@@ -531,5 +535,67 @@ func TestMemoAge(t *testing.T) {
 	}
 	if got := tab.Clone().MemoAge(&m); got != 0 {
 		t.Errorf("age on a clone = %d, want 0 (the memo is not about it)", got)
+	}
+}
+
+// TestEarliestFitMemoUntil follows one lease asked with an Until (planned
+// by its deadline) from a memo: a fit after Until is no answer and leaves
+// the memo as it was, a freed interval before Until gives the fit there,
+// and a question that finds nothing without a memo leaves none.
+func TestEarliestFitMemoUntil(t *testing.T) {
+	tab := New()
+	mustAddHost(t, tab, "a", Resources{100, 1024})
+	tab.TrackFreed(true)
+	at := func(s int) time.Time { return base.Add(time.Duration(s) * time.Second) }
+	busy := func(lease uint64, s, e int) ResID {
+		return mustAdd(t, tab, Reservation{Lease: lease, Host: 0, Start: at(s), End: at(e), Res: Resources{100, 1024}})
+	}
+	busy(1, 0, 2)
+	mid := busy(2, 2, 10)
+	q := Query{N: 1, Per: Resources{100, 1024}, Duration: 3 * time.Second, From: at(0)}
+	var m FitMemo
+	if fit, ok := tab.EarliestFitMemo(q, 9, &m); !ok || !fit.Start.Equal(at(10)) {
+		t.Fatalf("no Until: %v %v, want a fit at 10", fit, ok)
+	}
+	since := m.Since()
+	q.Until = at(5) // the fit at 10 is too late
+	if fit, ok := tab.EarliestFitMemo(q, 9, &m); ok {
+		t.Fatalf("Until 5: %v, want none (the host is busy until 10)", fit)
+	}
+	if m.Since() != since || m.start != toNS(at(10)) {
+		t.Fatalf("Until 5 found nothing: memo %+v, want it as it was (since %d, start 10)", m, since)
+	}
+	if _, ok := tab.EarliestFit(q); ok {
+		t.Fatalf("EarliestFit with Until 5 fits; the memo's answer must agree")
+	}
+	// Lease 2 leaves [2, 10): from 2 on the host is free for 3 s.
+	if err := tab.Remove(mid); err != nil {
+		t.Fatal(err)
+	}
+	fit, ok := tab.EarliestFitMemo(q, 9, &m)
+	if !ok || !fit.Start.Equal(at(2)) {
+		t.Fatalf("after the removal, Until 5: %v %v, want a fit at 2", fit, ok)
+	}
+	if m.start != toNS(at(2)) {
+		t.Fatalf("memo start %d, want 2 s (a fit by Until is the earliest fit)", m.start)
+	}
+	// Busy again over [2, 20): nothing by 5, from the memo or without
+	// one, and the memo stays as it was.
+	busy(3, 2, 20)
+	kept := m
+	if fit, ok := tab.EarliestFitMemo(q, 9, &m); ok {
+		t.Fatalf("busy until 20, Until 5: %v, want none", fit)
+	}
+	if m.Since() != kept.Since() || m.mark != kept.mark || m.start != kept.start || m.from != kept.from {
+		t.Fatalf("nothing found by Until: memo %+v, want %+v", m, kept)
+	}
+	var none FitMemo
+	if fit, ok := tab.EarliestFitMemo(q, 9, &none); ok || none.Since() != 0 {
+		t.Fatalf("busy until 20, Until 5, no memo: %v %v, memo %+v; want none, no memo", fit, ok, none)
+	}
+	// A start-now question neither reads nor writes the memo.
+	q.From, q.Until = at(20), at(20)
+	if fit, ok := tab.EarliestFitMemo(q, 9, &none); !ok || !fit.Start.Equal(at(20)) || none.Since() != 0 {
+		t.Fatalf("start now at 20: %v %v, memo %+v; want a fit at 20 and no memo", fit, ok, none)
 	}
 }
