@@ -42,7 +42,8 @@ func busyCluster(t testing.TB, rng *rand.Rand, hosts, leases int) *Scheduler {
 // TestOracleMatchesSlotTable checks the preemption feasibility oracle
 // against the slot table itself over every subset of candidates: a set is
 // feasible exactly when, with the set's reservations removed from a copy of
-// the table, the request fits at its start.
+// the table, the request fits at its start; and so again when the subsets
+// are asked about a second time in a random order.
 func TestOracleMatchesSlotTable(t *testing.T) {
 	seen := map[bool]int{}
 	for seed := int64(1); seed <= 40; seed++ {
@@ -56,6 +57,7 @@ func TestOracleMatchesSlotTable(t *testing.T) {
 			cands = cands[:12]
 		}
 		feasible := s.oracle(l, at, d, cands)
+		wants := make([]bool, 1<<len(cands))
 		for mask := 0; mask < 1<<len(cands); mask++ {
 			set := preempt.NewSet(len(cands))
 			clone := s.table.Clone()
@@ -72,8 +74,22 @@ func TestOracleMatchesSlotTable(t *testing.T) {
 			}
 			_, want := clone.EarliestFit(slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: at, Until: at})
 			seen[want]++
+			wants[mask] = want
 			if got := feasible(set); got != want {
 				t.Fatalf("seed %d, set %v of %d candidates: oracle says %v, the slot table %v", seed, set, len(cands), got, want)
+			}
+		}
+		// Asked again in another order (the oracle keeps each host's
+		// count for the members last asked about it).
+		for _, mask := range rng.Perm(len(wants)) {
+			set := preempt.NewSet(len(cands))
+			for i := range cands {
+				if mask&(1<<i) != 0 {
+					set.Add(i)
+				}
+			}
+			if got := feasible(set); got != wants[mask] {
+				t.Fatalf("seed %d, set %v of %d candidates asked again: oracle says %v, the slot table %v", seed, set, len(cands), got, wants[mask])
 			}
 		}
 	}

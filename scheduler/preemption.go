@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -37,35 +38,84 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 	end := at.Add(d)
 	per := l.Per()
 	lazy := s.lazyIgnore() // nil but while placing a fixed lease (lazyplan.go)
+	nh := s.table.NumHosts()
+	baseOn := make([]int, nh) // each host's count with nothing preempted
 	base := 0
-	for h := range s.table.NumHosts() {
-		base += s.table.FitCount(slottable.HostID(h), at, end, per, lazy)
+	for h := range nh {
+		baseOn[h] = s.table.FitCount(slottable.HostID(h), at, end, per, lazy)
+		base += baseOn[h]
 	}
 	// Scratch space for the calls, one after the other (an exact search
-	// makes thousands).
+	// makes thousands), and each host's gain for the members last asked
+	// about it: a search asks about set after set that differ by a member
+	// or two, and a host's count depends only on the members that hold it
+	// over the interval (a lease with a reservation there over it has the
+	// host in its over).
 	var members []int
-	var hosts []slottable.HostID
+	var pairs []hostMember // the members' hosts, by host then member
+	type hostGain struct {
+		key  []int32 // the members holding it, in order
+		n    int
+		seen bool
+	}
+	last := make([]hostGain, nh)
 	gone := map[LeaseID]bool{}
 	ignore := func(r slottable.Reservation) bool { return gone[r.Lease] || lazy != nil && lazy(r) }
 	return func(set preempt.Set) bool {
 		members = set.AppendIndexes(members[:0])
-		clear(gone)
-		hosts = hosts[:0]
+		pairs = pairs[:0]
 		for _, i := range members {
-			gone[cands[i].l.ID] = true
-			hosts = append(hosts, cands[i].over...)
+			for _, h := range cands[i].over {
+				pairs = append(pairs, hostMember{h, int32(i)})
+			}
 		}
-		slices.Sort(hosts)
-		hosts = slices.Compact(hosts)
+		slices.SortFunc(pairs, func(a, b hostMember) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.m, b.m)) })
 		n := base
-		for _, h := range hosts {
+		for k := 0; k < len(pairs); {
 			if n >= l.Req.VMs {
 				return true
 			}
-			n += s.table.FitCount(h, at, end, per, ignore) - s.table.FitCount(h, at, end, per, lazy)
+			h, j := pairs[k].h, k
+			for j < len(pairs) && pairs[j].h == h {
+				j++
+			}
+			on := pairs[k:j]
+			k = j
+			g := &last[h]
+			if !g.seen || !sameMembers(g.key, on) {
+				clear(gone)
+				g.key = g.key[:0]
+				for _, p := range on {
+					gone[cands[p.m].l.ID] = true
+					g.key = append(g.key, p.m)
+				}
+				g.seen = true
+				g.n = s.table.FitCount(h, at, end, per, ignore) - baseOn[h]
+			}
+			n += g.n
 		}
 		return n >= l.Req.VMs
 	}
+}
+
+// hostMember is a host held by a member of a set the oracle is asked
+// about (by its index among the candidates).
+type hostMember struct {
+	h slottable.HostID
+	m int32
+}
+
+// sameMembers reports whether key lists the members of on, in order.
+func sameMembers(key []int32, on []hostMember) bool {
+	if len(key) != len(on) {
+		return false
+	}
+	for i, p := range on {
+		if key[i] != p.m {
+			return false
+		}
+	}
+	return true
 }
 
 // layout places the victims' operations in time. With backward set (an
