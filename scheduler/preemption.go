@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -52,7 +51,10 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 	// over the interval (a lease with a reservation there over it has the
 	// host in its over).
 	var members []int
-	var pairs []hostMember // the members' hosts, by host then member
+	var touched []slottable.HostID // the hosts the set holds, this call
+	cnt := make([]int32, nh)       // per host: its members, this call
+	at0 := make([]int32, nh)       // per host: where its members start in flat
+	var flat []int32               // the members, host after host
 	type hostGain struct {
 		key  []int32 // the members holding it, in order
 		n    int
@@ -63,59 +65,50 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 	ignore := func(r slottable.Reservation) bool { return gone[r.Lease] || lazy != nil && lazy(r) }
 	return func(set preempt.Set) bool {
 		members = set.AppendIndexes(members[:0])
-		pairs = pairs[:0]
+		for _, h := range touched {
+			cnt[h] = 0
+		}
+		touched = touched[:0]
 		for _, i := range members {
 			for _, h := range cands[i].over {
-				pairs = append(pairs, hostMember{h, int32(i)})
+				if cnt[h] == 0 {
+					touched = append(touched, h)
+				}
+				cnt[h]++
 			}
 		}
-		slices.SortFunc(pairs, func(a, b hostMember) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.m, b.m)) })
+		off := int32(0)
+		for _, h := range touched {
+			at0[h], off, cnt[h] = off, off+cnt[h], 0
+		}
+		flat = slices.Grow(flat[:0], int(off))[:off]
+		for _, i := range members { // in order: each host's members in order
+			for _, h := range cands[i].over {
+				flat[at0[h]+cnt[h]] = int32(i)
+				cnt[h]++
+			}
+		}
+		// The gains are never negative (leaving reservations out only
+		// frees room), so the hosts may be added up in any order.
 		n := base
-		for k := 0; k < len(pairs); {
+		for _, h := range touched {
 			if n >= l.Req.VMs {
 				return true
 			}
-			h, j := pairs[k].h, k
-			for j < len(pairs) && pairs[j].h == h {
-				j++
-			}
-			on := pairs[k:j]
-			k = j
+			on := flat[at0[h] : at0[h]+cnt[h]]
 			g := &last[h]
-			if !g.seen || !sameMembers(g.key, on) {
+			if !g.seen || !slices.Equal(g.key, on) {
 				clear(gone)
-				g.key = g.key[:0]
-				for _, p := range on {
-					gone[cands[p.m].l.ID] = true
-					g.key = append(g.key, p.m)
+				for _, i := range on {
+					gone[cands[i].l.ID] = true
 				}
-				g.seen = true
+				g.key, g.seen = append(g.key[:0], on...), true
 				g.n = s.table.FitCount(h, at, end, per, ignore) - baseOn[h]
 			}
 			n += g.n
 		}
 		return n >= l.Req.VMs
 	}
-}
-
-// hostMember is a host held by a member of a set the oracle is asked
-// about (by its index among the candidates).
-type hostMember struct {
-	h slottable.HostID
-	m int32
-}
-
-// sameMembers reports whether key lists the members of on, in order.
-func sameMembers(key []int32, on []hostMember) bool {
-	if len(key) != len(on) {
-		return false
-	}
-	for i, p := range on {
-		if key[i] != p.m {
-			return false
-		}
-	}
-	return true
 }
 
 // layout places the victims' operations in time. With backward set (an
