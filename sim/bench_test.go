@@ -89,6 +89,19 @@ func BenchmarkSimulate30DaysEnergy(b *testing.B) {
 //
 //	go test ./sim -run '^$' -bench Scale -benchtime 1x
 func BenchmarkScale(b *testing.B) {
+	benchScale(b, scheduler.BackfillConservative)
+}
+
+// BenchmarkScaleAggressive is BenchmarkScale under aggressive
+// backfilling (only the head of the queue holds a reservation), the other
+// contract issue 13 item 10 names:
+//
+//	go test ./sim -run '^$' -bench 'ScaleAggressive/leases=12000/' -benchtime 1x
+func BenchmarkScaleAggressive(b *testing.B) {
+	benchScale(b, scheduler.BackfillAggressive)
+}
+
+func benchScale(b *testing.B, bf scheduler.Backfilling) {
 	for _, sz := range []struct{ requests, hosts int }{{3_000, 32}, {6_000, 64}, {12_000, 128}, {24_000, 256}, {96_000, 1_024}} {
 		b.Run(fmt.Sprintf("leases=%d/hosts=%d", sz.requests, sz.hosts), func(b *testing.B) {
 			w, err := workgen.Generate("lublin99", 1, map[string]string{
@@ -97,6 +110,7 @@ func BenchmarkScale(b *testing.B) {
 				b.Fatal(err)
 			}
 			cfg := Config{Cluster: Cluster{Hosts: sz.hosts, CPU: w.HostCPU, Memory: w.HostMemory}, Scheduler: scheduler.DefaultConfig()}
+			cfg.Scheduler.Backfilling = bf
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := Run(cfg, w.Requests); err != nil {

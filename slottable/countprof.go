@@ -146,11 +146,7 @@ var countProfiles = true
 func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countProfile) *countProfile {
 	pool, capy := &t.cp[h], t.hosts[h].Capacity
 	var buf [4]int64
-	usage := buf[:0]
-	if t.Dims() > len(buf) {
-		usage = make([]int64, 0, t.Dims())
-	}
-	usage = usage[:t.Dims()]
+	usage := t.usageRoom(&buf)
 	it := pool.seek(negInf, usage)
 	k := pool.n                // the host's change points
 	room := make([]int64, 2*k) // at, then c
@@ -171,6 +167,15 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 		p.within = p.within && withinCapacity(capy, usage)
 	}
 	return p
+}
+
+// usageRoom returns a zeroed usage vector of the table's dimensions in
+// buf when they fit there (the caller's stack), else in new memory.
+func (t *Table) usageRoom(buf *[4]int64) []int64 {
+	if t.Dims() > len(buf) {
+		return make([]int64, t.Dims())
+	}
+	return buf[:t.Dims()]
 }
 
 // withinCapacity reports whether used is at most capacity in every

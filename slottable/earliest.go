@@ -36,28 +36,29 @@ func (t *Table) earliestFit(q Query) (Fit, bool, int) {
 	if t.checkRes(q.Per) != nil {
 		return Fit{}, false, max(q.N-1, 0)
 	}
-	from := toNS(q.From)
-	until := int64(posInf)
-	if !q.Until.IsZero() {
-		until = toNS(q.Until)
-	}
+	from, until := toNS(q.From), untilNS(&q)
 	if until < from {
 		return Fit{}, false, 0
 	}
 	if q.N <= 0 {
 		return Fit{Start: q.From}, true, 0
 	}
-	if until == from && t.noRoomAt(&q, from) {
-		return Fit{}, false, q.N - 1 // as only's answer below
-	}
-	s := getSweep(t, &q)
-	defer putSweep(s)
 	if until == from {
+		// Counted, not swept: the most is only a bound. The room the
+		// hosts share at the instant answers most of these no
+		// (instant.go).
+		if t.noRoomAt(&q, from) {
+			return Fit{}, false, q.N - 1
+		}
+		s := getSweep(t, &q)
+		defer putSweep(s)
 		if fit, ok := s.only(from); ok {
 			return fit, true, 0 // no start before it
 		}
-		return Fit{}, false, q.N - 1 // counted, not swept: only a bound
+		return Fit{}, false, q.N - 1
 	}
+	s := getSweep(t, &q)
+	defer putSweep(s)
 	hosts := t.fitHosts(q, s)
 	if hosts == nil {
 		return Fit{}, false, s.room
@@ -90,6 +91,14 @@ func (t *Table) earliestFit(q Query) (Fit, bool, int) {
 			return Fit{}, false, s.most
 		}
 	}
+}
+
+// untilNS is q.Until in nanoseconds, posInf when q has none.
+func untilNS(q *Query) int64 {
+	if q.Until.IsZero() {
+		return posInf
+	}
+	return toNS(q.Until)
 }
 
 // only is EarliestFit's answer when the one start it may give is at (From

@@ -356,11 +356,7 @@ func (t *Table) withoutQuery(q Query, lease uint64, b *withoutBuf) (Query, bool)
 // earliestFitMemo is EarliestFitMemo; own says that q.Ignore leaves out
 // lease's reservations (and nothing else).
 func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fit, bool) {
-	from, until := toNS(q.From), int64(posInf)
-	if !q.Until.IsZero() {
-		until = toNS(q.Until)
-	}
-	bounded := !q.Until.IsZero()
+	from, until, bounded := toNS(q.From), untilNS(&q), !q.Until.IsZero()
 	usable := t.freed.on && q.Hosts == nil && (own || q.Ignore == nil) && !q.SkipHidden && q.N > 0 &&
 		from != negInf && from != posInf && until > from // not a start-now question (instant.go)
 	if !usable {

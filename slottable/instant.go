@@ -46,13 +46,15 @@ const maxHostCount = math.MaxInt32
 // interval, with no host capped but at maxHostCount. It reads the table's
 // cache when it holds that instant and size for the table as it is.
 func (t *Table) roomOver(at, d int64, per []int64) int64 {
-	if t.instant == nil { // a table not made by New
-		t.instant = new(instantCell)
+	var r *instantRoom
+	if t.instant != nil { // nil: a table not made by New, which keeps none
+		r = t.instant.p.Load()
 	}
-	r := t.instant.p.Load()
 	if r == nil || r.stamp != t.stamp || r.at != at || !slices.Equal(r.per, per) {
 		r = t.instantRoomAt(at, per)
-		t.instant.p.Store(r)
+		if t.instant != nil {
+			t.instant.p.Store(r)
+		}
 	}
 	// The change points at offsets below d lie in [at, at+d).
 	i, _ := slices.BinarySearch(r.drops, d)
@@ -66,11 +68,7 @@ func (t *Table) roomOver(at, d int64, per []int64) int64 {
 func (t *Table) instantRoomAt(at int64, per []int64) *instantRoom {
 	r := &instantRoom{stamp: t.stamp, at: at, per: slices.Clone(per)}
 	var buf [4]int64
-	used := buf[:0]
-	if t.Dims() > len(buf) {
-		used = make([]int64, 0, t.Dims())
-	}
-	used = used[:t.Dims()]
+	used := t.usageRoom(&buf)
 	type fall struct{ off, by int64 }
 	var falls []fall
 	for i := range t.hosts {
