@@ -126,14 +126,22 @@ func (s *Scheduler) moveDeadlines(l *Lease, from, until time.Time, total time.Du
 // moversFor is the new lease's mover followed by those of the movable
 // deadline leases in its way (see above), earliest deadline first.
 func (s *Scheduler) moversFor(first *mover, now time.Time) []*mover {
-	e := s.earliest(now)
 	ms := []*mover{first}
+	live := s.leases.liveDeadlines()
+	if len(live) == 0 || len(live) == 1 && live[0] == first.l.ID {
+		return ms // no other deadline lease: none can move
+	}
+	e := s.earliest(now)
 	in := map[LeaseID]bool{first.l.ID: true}
 	for i := 0; i < len(ms); i++ {
-		s.table.EachOverlapping(ms[i].from, ms[i].deadlineOf(), func(r slottable.Reservation) {
-			q := s.leases.get(LeaseID(r.Lease))
-			if q == nil || in[q.ID] || !movableDeadline(q, e) {
-				return
+		// The leases with a reservation in the mover's interval, found
+		// from the deadline leases' own reservations: the set found is
+		// the same in any order, and sorted below.
+		a, b := ms[i].from, ms[i].deadlineOf()
+		for _, id := range live {
+			q := s.leases.get(id)
+			if in[q.ID] || !movableDeadline(q, e) || !s.table.LeaseOverlaps(uint64(q.ID), a, b) {
+				continue
 			}
 			in[q.ID] = true
 			sp, total := s.steps(q)
@@ -142,7 +150,7 @@ func (s *Scheduler) moversFor(first *mover, now time.Time) []*mover {
 				from = e
 			}
 			ms = append(ms, &mover{l: q, sp: sp, total: total, from: from, until: q.Deadline.Add(-total)})
-		})
+		}
 	}
 	sort.SliceStable(ms, func(i, j int) bool {
 		a, b := ms[i].deadlineOf(), ms[j].deadlineOf()

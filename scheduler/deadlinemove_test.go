@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -234,4 +235,89 @@ func maxResID(tb *slottable.Table) slottable.ResID {
 		top = max(top, r.ID)
 	})
 	return top
+}
+
+// moversScan is moversFor as it was: the candidates are the leases of the
+// reservations the table holds in each mover's interval, on every host.
+func moversScan(s *Scheduler, first *mover, now time.Time) []LeaseID {
+	e := s.earliest(now)
+	ms := []*mover{first}
+	in := map[LeaseID]bool{first.l.ID: true}
+	for i := 0; i < len(ms); i++ {
+		s.table.EachOverlapping(ms[i].from, ms[i].deadlineOf(), func(r slottable.Reservation) {
+			q := s.leases.get(LeaseID(r.Lease))
+			if q == nil || in[q.ID] || !movableDeadline(q, e) {
+				return
+			}
+			in[q.ID] = true
+			_, total := s.steps(q)
+			from := q.Ready
+			if from.Before(e) {
+				from = e
+			}
+			ms = append(ms, &mover{l: q, total: total, from: from, until: q.Deadline.Add(-total)})
+		})
+	}
+	var ids []LeaseID
+	for _, m := range ms[1:] {
+		ids = append(ids, m.l.ID)
+	}
+	return ids
+}
+
+// TestMoversFromDeadlineLeases: moversFor, which looks only at the
+// deadline leases' own reservations, finds the same movers as a scan of
+// every reservation in the intervals, on random mixes of deadline,
+// best-effort and immediate leases played over time, for new leases with
+// random intervals.
+func TestMoversFromDeadlineLeases(t *testing.T) {
+	const grid = 5 * time.Minute // times meet: the intervals' ends are tested
+	asked, found := 0, 0
+	for seed := int64(1); seed <= 60; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		hosts := 1 + rng.Intn(6)
+		s := smallCluster(t, hosts)
+		now := t0
+		for i := 0; i < 40; i++ {
+			now = now.Add(time.Duration(rng.Intn(5)) * grid)
+			s.Advance(now)
+			arrival := now.Sub(t0)
+			d := time.Duration(1+rng.Intn(10)) * grid
+			vms := 1 + rng.Intn(hosts)
+			var req Request
+			switch rng.Intn(3) {
+			case 0:
+				ready := arrival + time.Duration(rng.Intn(12))*grid
+				req = dl(fmt.Sprint(i), vms, arrival.Seconds(), ready.Seconds(), d.Seconds(), (ready + d + time.Duration(rng.Intn(24))*grid).Seconds())
+			case 1:
+				req = Request{Name: fmt.Sprint(i), Kind: BestEffort, VMs: vms, CPU: 100, Memory: 1024, Arrival: arrival, Duration: d, Class: Suspendable, Origin: External}
+			default:
+				req = Request{Name: fmt.Sprint(i), Kind: Immediate, VMs: vms, CPU: 100, Memory: 1024, Arrival: arrival, Duration: d, Origin: Local}
+			}
+			s.Submit(now, req)
+			for range 3 {
+				from := now.Add(time.Duration(rng.Intn(24)) * grid)
+				total := time.Duration(1+rng.Intn(12)) * grid
+				l := &Lease{ID: s.nextID + 100, Req: Request{Kind: Deadline}}
+				first := &mover{l: l, total: total, from: from, until: from.Add(time.Duration(rng.Intn(24)) * grid)}
+				want := moversScan(s, first, now)
+				var got []LeaseID
+				for _, m := range s.moversFor(first, now) {
+					if m.l != l {
+						got = append(got, m.l.ID)
+					}
+				}
+				slices.Sort(want)
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Fatalf("seed %d, lease %d, [%s, %s]: moversFor found %v, the scan %v", seed, i, from, first.until, got, want)
+				}
+				asked++
+				found += len(got)
+			}
+		}
+	}
+	if found < asked/4 {
+		t.Fatalf("only %d movers over %d questions: the test does not exercise moversFor", found, asked)
+	}
 }

@@ -60,13 +60,14 @@ func (s *Scheduler) DryRun(now time.Time, req Request) DryRun {
 func (s *Scheduler) Clone() *Scheduler {
 	c := *s // every value field, a field added later too; then the shared ones
 	c.table, c.log, c.Record = s.table.Clone(), discard{}, nil
-	c.leases = leaseIndex{s.leases.Clone((*Lease).clone)}
+	c.leases = s.leases.clone()
 	c.ids, c.queue, c.wake, c.out = slices.Clone(s.ids), slices.Clone(s.queue), slices.Clone(s.wake), slices.Clone(s.out)
 	c.stats.Search = maps.Clone(s.stats.Search)
 	c.power = s.power.clone()
 	// Scratch space and the lazy leases (none between calls) are the
 	// copy's own.
 	c.lazySet, c.lazyList, c.lazyLive, c.optBuf, c.usedBuf, c.spare = nil, nil, nil, nil, nil, nil
+	c.opsHosts = nil
 	// The note on the plans is about the original's table history.
 	c.exact, c.settle = false, false
 	return &c

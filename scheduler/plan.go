@@ -370,15 +370,9 @@ func (s *Scheduler) opsStart(l *Lease, p placement, d time.Duration) time.Time {
 // any.
 func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, last time.Time, any bool) {
 	first = p.start
-	var mine map[slottable.HostID]int
-	if len(p.hosts) > 16 {
-		mine = hostsOf(p.hosts)
-	}
-	s.table.EachOverlapping(p.start, p.start.Add(d), func(r slottable.Reservation) {
+	end := p.start.Add(d)
+	visit := func(r slottable.Reservation) {
 		if r.Lease == l.ID || s.lazyPlan(r) || (r.Kind != slottable.KindSuspend && r.Kind != slottable.KindResume && r.Kind != slottable.KindMigrate) {
-			return
-		}
-		if s.cfg.Exclusion == ExclusionLocal && (mine == nil && !slices.Contains(p.hosts, r.Host) || mine != nil && mine[r.Host] == 0) {
 			return
 		}
 		any = true
@@ -388,7 +382,17 @@ func (s *Scheduler) imageOps(l *Lease, p placement, d time.Duration) (first, las
 		if r.End.After(last) {
 			last = r.End
 		}
-	})
+	}
+	if s.cfg.Exclusion != ExclusionLocal {
+		s.table.EachOverlapping(p.start, end, visit)
+		return first, last, any
+	}
+	// Only p's hosts, each once (the answer does not depend on the order).
+	s.opsHosts = append(s.opsHosts[:0], p.hosts...)
+	slices.Sort(s.opsHosts)
+	for _, h := range slices.Compact(s.opsHosts) {
+		s.table.EachOverlappingOn(h, p.start, end, visit)
+	}
 	return first, last, any
 }
 

@@ -86,6 +86,7 @@ type Scheduler struct {
 	// hostBufs are relabel's and samePlan's scratch lists of hosts
 	// (keepplan.go), for plans wider than their buffers on the stack.
 	hostBufs  [4][]slottable.HostID
+	opsHosts  []slottable.HostID  // imageOps's list of a placement's hosts
 	resBuf    slottable.Resources // reserve's, which the table copies
 	decisions int
 	now       time.Time

@@ -9,7 +9,8 @@ import (
 
 // TestEachOverlappingIsOverlapping: EachOverlapping visits exactly the
 // reservations Overlapping returns, in the same order, over random tables
-// and intervals (including empty and inverted ones).
+// and intervals (including empty and inverted ones), and so does
+// EachOverlappingOn over the hosts in turn.
 func TestEachOverlappingIsOverlapping(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		r := rand.New(rand.NewPCG(seed, 3))
@@ -36,6 +37,20 @@ func TestEachOverlappingIsOverlapping(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("seed %d, [%v, %v): EachOverlapping gave %d reservations, Overlapping %d", seed, from, to, len(got), len(want))
+			}
+			// Host by host, EachOverlappingOn visits the same, in the
+			// same order; an unknown host has none.
+			var on []Reservation
+			for h := HostID(-1); h <= HostID(hosts); h++ {
+				tab.EachOverlappingOn(h, from, to, func(x Reservation) {
+					if x.Host != h {
+						t.Fatalf("seed %d: EachOverlappingOn(%d) visited a reservation of host %d", seed, h, x.Host)
+					}
+					on = append(on, x)
+				})
+			}
+			if !reflect.DeepEqual(on, want) {
+				t.Fatalf("seed %d, [%v, %v): EachOverlappingOn host by host gave %d reservations, Overlapping %d", seed, from, to, len(on), len(want))
 			}
 		}
 	}

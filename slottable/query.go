@@ -416,6 +416,19 @@ func (t *Table) EachOverlapping(from, to time.Time, fn func(r Reservation)) {
 	}
 }
 
+// EachOverlappingOn is EachOverlapping on host h alone (nothing when h
+// is unknown): a caller that asks about a placement's hosts reads only
+// their trees, not the whole cluster's.
+func (t *Table) EachOverlappingOn(h HostID, from, to time.Time, fn func(r Reservation)) {
+	if !t.validHost(h) {
+		return
+	}
+	t.it.visit(h, toNS(from), toNS(to), func(s int32) bool {
+		fn(t.rs[s])
+		return true
+	})
+}
+
 // LatestEnd returns the latest end of host h's reservations, or the zero
 // time if it has none (or h is unknown).
 func (t *Table) LatestEnd(h HostID) time.Time {

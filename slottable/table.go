@@ -430,6 +430,21 @@ func (t *Table) Get(id ResID) (Reservation, bool) {
 	return t.copyOut(slot), true
 }
 
+// LeaseOverlaps reports whether a reservation of lease overlaps
+// [from, to): one EachOverlapping would visit, found from the lease's own
+// reservations rather than the cluster's.
+func (t *Table) LeaseOverlaps(lease uint64, from, to time.Time) bool {
+	f, e := toNS(from), toNS(to)
+	for _, id := range t.resOf(lease) {
+		if slot, ok := t.byID.get(id); ok {
+			if n := &t.it.nodes[slot]; n.start < e && n.end > f {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // copyOut returns slot's reservation with a fresh Res.
 func (t *Table) copyOut(slot int32) Reservation {
 	r := t.rs[slot]
