@@ -75,6 +75,10 @@ type Scheduler struct {
 	giveWayBuf    []bool
 	takeAlways    bool
 	giveWaySpared int
+	// deadlineKept counts the plans keepDeadlinePlan kept, and
+	// noDeadlineKeep turns it off: for the tests.
+	deadlineKept   int
+	noDeadlineKeep bool
 	// optBuf and usedBuf are options' scratch space (plan.go).
 	optBuf  []HostOption
 	usedBuf slottable.Resources

@@ -306,6 +306,10 @@ func (s *Scheduler) replanPass(now time.Time) {
 			}
 			continue
 		}
+		if s.keepDeadlinePlan(l, now) { // it would be taken and restored as it was
+			s.checkDeadline(l, now)
+			continue
+		}
 		old := s.takePlan(l)
 		var was time.Time
 		if old != nil {

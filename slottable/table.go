@@ -430,6 +430,17 @@ func (t *Table) Get(id ResID) (Reservation, bool) {
 	return t.copyOut(slot), true
 }
 
+// ReservedAs reports whether reservation id is in the table, on host h,
+// over [start, end) exactly.
+func (t *Table) ReservedAs(id ResID, h HostID, start, end time.Time) bool {
+	slot, ok := t.byID.get(id)
+	if !ok {
+		return false
+	}
+	r := &t.rs[slot]
+	return r.Host == h && r.Start.Equal(start) && r.End.Equal(end)
+}
+
 // LeaseOverlaps reports whether a reservation of lease overlaps
 // [from, to): one EachOverlapping would visit, found from the lease's own
 // reservations rather than the cluster's.
