@@ -44,15 +44,7 @@ func TestDeadlineKeepMatchesRestore(t *testing.T) {
 			if seed%4 == 0 {
 				reqs = lazyWorkload(rng, hosts*int(cores))
 			}
-			lockstep(keep, ref, reqs, rng, func(what string, a, b []Action) {
-				t.Helper()
-				if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
-					t.Fatalf("%s: actions differ:\nkept     %s\nrestored %s", what, x, y)
-				}
-				if x, y := schedState(keep), schedState(ref); x != y {
-					t.Fatalf("%s: states differ:\nkept\n%s\nrestored\n%s", what, x, y)
-				}
-			})
+			lockstep(keep, ref, reqs, rng, matchState(t, keep, ref, "kept", "restored"))
 			if err := keep.Check(); err != nil {
 				t.Fatal(err)
 			}

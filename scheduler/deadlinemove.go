@@ -144,12 +144,7 @@ func (s *Scheduler) moversFor(first *mover, now time.Time) []*mover {
 				continue
 			}
 			in[q.ID] = true
-			sp, total := s.steps(q)
-			from := q.Ready
-			if from.Before(e) {
-				from = e
-			}
-			ms = append(ms, &mover{l: q, sp: sp, total: total, from: from, until: q.Deadline.Add(-total)})
+			ms = append(ms, s.moverOf(q, e))
 		}
 	}
 	sort.SliceStable(ms, func(i, j int) bool {
@@ -160,6 +155,17 @@ func (s *Scheduler) moversFor(first *mover, now time.Time) []*mover {
 		return ms[i].l.ID < ms[j].l.ID
 	})
 	return ms
+}
+
+// moverOf is movable deadline lease q as a mover, starting no earlier
+// than e.
+func (s *Scheduler) moverOf(q *Lease, e time.Time) *mover {
+	sp, total := s.steps(q)
+	from := q.Ready
+	if from.Before(e) {
+		from = e
+	}
+	return &mover{l: q, sp: sp, total: total, from: from, until: q.Deadline.Add(-total)}
 }
 
 // layMovers places the movers not yet placed, each starting no earlier

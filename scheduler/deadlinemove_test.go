@@ -250,12 +250,7 @@ func moversScan(s *Scheduler, first *mover, now time.Time) []LeaseID {
 				return
 			}
 			in[q.ID] = true
-			_, total := s.steps(q)
-			from := q.Ready
-			if from.Before(e) {
-				from = e
-			}
-			ms = append(ms, &mover{l: q, total: total, from: from, until: q.Deadline.Add(-total)})
+			ms = append(ms, s.moverOf(q, e))
 		})
 	}
 	var ids []LeaseID

@@ -60,16 +60,23 @@ func TestLazyReplanMatchesEager(t *testing.T) {
 // and the same state (schedState) after every call, and no lazy plan
 // left.
 func matchEager(t *testing.T, lazy, eager *Scheduler) func(what string, a, b []Action) {
-	return func(what string, a, b []Action) {
+	return matchState(t, lazy, eager, "lazy", "eager")
+}
+
+// matchState is lockstep's check of a (called as) against b (bs): the
+// same actions and the same state (schedState) after every call, and no
+// lazy plan left in a.
+func matchState(t *testing.T, a, b *Scheduler, as, bs string) func(what string, x, y []Action) {
+	return func(what string, x, y []Action) {
 		t.Helper()
-		if x, y := fmt.Sprint(a), fmt.Sprint(b); x != y {
-			t.Fatalf("%s: actions differ:\nlazy  %s\neager %s", what, x, y)
+		if p, q := fmt.Sprint(x), fmt.Sprint(y); p != q {
+			t.Fatalf("%s: actions differ:\n%-8s %s\n%-8s %s", what, as, p, bs, q)
 		}
-		if x, y := schedState(lazy), schedState(eager); x != y {
-			t.Fatalf("%s: states differ:\nlazy\n%s\neager\n%s", what, x, y)
+		if p, q := schedState(a), schedState(b); p != q {
+			t.Fatalf("%s: states differ:\n%s\n%s\n%s\n%s", what, as, p, bs, q)
 		}
-		if lazy.lazyN != 0 {
-			t.Fatalf("%s: %d lazy plans left", what, lazy.lazyN)
+		if a.lazyN != 0 {
+			t.Fatalf("%s: %d lazy plans left", what, a.lazyN)
 		}
 	}
 }
