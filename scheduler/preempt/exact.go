@@ -22,7 +22,7 @@ type exactSearch struct {
 	trans    []transversal
 	spare    []transversal // the previous trans, reused by add
 	miss     []uint64      // add's buffer: transversals missing the new set
-	holding  [64][]uint64  // add's buffers: staying transversals by member
+	holding  [64][]uint64  // add's buffers: staying transversals meeting the new set in one member, by it
 }
 
 // transversal is a minimal transversal of the found family; checked says
@@ -102,14 +102,17 @@ func split(c uint64) (low, high uint64) {
 // add updates the minimal transversals for a new minimal set m (one step of
 // Berge's algorithm): a transversal meeting m stays; one missing m is
 // extended by each member b of m, and the extension is kept unless a
-// staying transversal lies inside it. Such a one must hold b, so only those
-// are scanned; two extensions never lie inside one another. Stays keep
-// their order and checked mark; add returns how many of them were before
+// staying transversal lies inside it. Such a one lies inside t|b with t
+// missing m, so it meets m in b alone: only the staying transversals that
+// meet m in one member are kept aside (in holding, by that member) and
+// scanned; two extensions never lie inside one another. Stays keep their
+// order and checked mark; add returns how many of them were before
 // position upto.
 func (e *exactSearch) add(m uint64, upto int) int {
 	next, miss, before := e.spare[:0], e.miss[:0], 0
 	for i, tr := range e.trans {
-		if tr.t&m == 0 {
+		x := tr.t & m
+		if x == 0 {
 			miss = append(miss, tr.t)
 			continue
 		}
@@ -117,8 +120,8 @@ func (e *exactSearch) add(m uint64, upto int) int {
 		if i < upto {
 			before++
 		}
-		for r := tr.t & m; r != 0; r &= r - 1 {
-			b := bits.TrailingZeros64(r)
+		if x&(x-1) == 0 { // one member of m
+			b := bits.TrailingZeros64(x)
 			e.holding[b] = append(e.holding[b], tr.t)
 		}
 	}
