@@ -31,9 +31,7 @@ func (s *Scheduler) keepDeadlinePlan(l *Lease, now time.Time) bool {
 		l.promise != nil || l.fromScratch || len(l.avoid) > 0 {
 		return false
 	}
-	if l.saved && len(l.Hosts) > 0 {
-		l.prevHost = hostsOf(l.Hosts) // as planQueued: where its images are
-	}
+	l.noteImages() // as planQueued
 	if s.cfg.Migration == MigrationNo && l.saved && len(l.prevHost) > 0 {
 		return false
 	}
@@ -51,10 +49,7 @@ func (s *Scheduler) keepDeadlinePlan(l *Lease, now time.Time) bool {
 	for i := range l.plan {
 		_ = s.table.RenumberAll(l.plan[i].res) // laidOut checked each is there
 	}
-	l.after = afterDone
-	if l.plan[len(l.plan)-1].kind == phSuspend {
-		l.after = afterSuspend
-	}
+	l.after = afterOf(l.plan)
 	s.push(l, l.plan[0].start)
 	s.deadlineKept++
 	return true
@@ -80,29 +75,20 @@ func (s *Scheduler) laidOut(ph *phase) bool {
 // noEarlierFit reports whether findExclusive(l, from, until, d, sp), on
 // the table without l's reservations, would find a placement, and one
 // starting at was or later. It asks the questions findExclusive would
-// (find's, then whether the placement is clear of image operations),
-// with l's reservations left out rather than removed.
+// (clearOfOps: find's, then whether the placement is clear of image
+// operations), with l's reservations left out rather than removed: find
+// is EarliestFitWithout, and the hosts busy at its start are those busy
+// with other leases'. It stops at a start before was.
 func (s *Scheduler) noEarlierFit(l *Lease, from, until time.Time, d time.Duration, sp []stepSpec, was time.Time) bool {
-	ops := imageOpsTime(sp)
 	own := func(r slottable.Reservation) bool { return r.Lease == l.ID }
-	for tries := 0; tries < 64; tries++ {
+	p, ok := s.clearOfOps(l, from, until, sp, func(from time.Time) (placement, bool) {
 		q := slottable.Query{N: l.Req.VMs, Per: l.Per(), Duration: d, From: from, Until: until}
 		fit, ok := s.table.EarliestFitWithout(q, l.ID, &l.fit)
 		if !ok || fit.Start.Before(was) {
-			return false
-		}
-		if ops == 0 {
-			return true
+			return placement{}, false // none, or an earlier start: planned the usual way
 		}
 		opts, _ := s.options(l, fit, d, false, own)
-		clear, next := s.opsClear(l, placement{start: fit.Start, hosts: s.mapper(opts, l.Req.VMs)}, ops)
-		if clear {
-			return true
-		}
-		if !until.IsZero() && next.After(until) {
-			return false
-		}
-		from = next
-	}
-	return false
+		return placement{start: fit.Start, hosts: s.mapper(opts, l.Req.VMs)}, true
+	})
+	return ok && !p.start.Before(was) // later searches start later
 }

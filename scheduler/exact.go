@@ -185,9 +185,7 @@ func (s *Scheduler) keepExact(l *Lease, now time.Time) int {
 	if !s.relabel(l, l.plan[0].hosts, sp, 1) {
 		return exactNot
 	}
-	if l.saved && len(l.Hosts) > 0 {
-		l.prevHost = hostsOf(l.Hosts) // as planQueued: where its images are
-	}
+	l.noteImages() // as planQueued
 	s.setLazy(l, false)
 	l.fromScratch = false
 	l.scratch = l.fit

@@ -319,9 +319,17 @@ func (l *Lease) PlannedStart() time.Time {
 // migration) clear of other leases' suspend, resume and migrate operations
 // on the same hosts (exclusion local) or anywhere (exclusion global).
 func (s *Scheduler) findExclusive(l *Lease, from, until time.Time, d time.Duration, sp []stepSpec) (placement, bool) {
+	return s.clearOfOps(l, from, until, sp, func(from time.Time) (placement, bool) { return s.find(l, from, until, d, nil) })
+}
+
+// clearOfOps is findExclusive's search with find for find(l, from, until,
+// d, nil): the first placement find gives from from on whose resumption
+// (or migration, steps sp) is clear of other leases' image operations,
+// searching again after those in the way are over.
+func (s *Scheduler) clearOfOps(l *Lease, from, until time.Time, sp []stepSpec, find func(from time.Time) (placement, bool)) (placement, bool) {
 	ops := imageOpsTime(sp)
 	for tries := 0; tries < 64; tries++ {
-		p, ok := s.find(l, from, until, d, nil)
+		p, ok := find(from)
 		if !ok || ops == 0 {
 			return p, ok
 		}

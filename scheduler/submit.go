@@ -137,9 +137,7 @@ func (s *Scheduler) earliestFor(l *Lease, now time.Time) time.Time {
 // queued leases give way, only to start before it.
 func (s *Scheduler) planQueued(l *Lease, now time.Time, mayReserve bool, was time.Time) bool {
 	s.releasePromise(l) // it is planned now: what was held for it is free for it
-	if l.saved && len(l.Hosts) > 0 {
-		l.prevHost = hostsOf(l.Hosts) // where its memory images are
-	}
+	l.noteImages()
 	sp, total := s.steps(l)
 	from := s.earliestFor(l, now)
 	if deadlineBound(l) {
@@ -362,14 +360,19 @@ func (s *Scheduler) restorePlan(l *Lease, old []phase) bool {
 		}
 		l.plan = append(l.plan, ph)
 	}
-	// A queued lease's plan ends in a suspension only when it is a short
-	// run; what the discarded plan said does not matter.
-	l.after = afterDone
-	if len(old) > 0 && old[len(old)-1].kind == phSuspend {
-		l.after = afterSuspend
-	}
+	l.after = afterOf(old)
 	s.push(l, l.plan[0].start)
 	return true
+}
+
+// afterOf is what follows a queued lease's plan: a plan ends in a
+// suspension only when it is a short run; what a discarded plan said
+// does not matter.
+func afterOf(plan []phase) afterKind {
+	if len(plan) > 0 && plan[len(plan)-1].kind == phSuspend {
+		return afterSuspend
+	}
+	return afterDone
 }
 
 // placeFixed decides an immediate, advance-reservation or deadline lease.
@@ -529,6 +532,14 @@ func (s *Scheduler) Cancel(now time.Time, id LeaseID) ([]Action, error) {
 }
 
 // hostsOf counts the VMs of a placement per host.
+// noteImages sets prevHost, for a lease whose images are saved, to the
+// hosts they are on (its VMs' last hosts), as planning it reads them.
+func (l *Lease) noteImages() {
+	if l.saved && len(l.Hosts) > 0 {
+		l.prevHost = hostsOf(l.Hosts)
+	}
+}
+
 func hostsOf(hosts []slottable.HostID) map[slottable.HostID]int {
 	m := map[slottable.HostID]int{}
 	for _, h := range hosts {
