@@ -409,6 +409,24 @@ func sameHosts(prev map[slottable.HostID]int, hosts []slottable.HostID) bool {
 	if len(prev) == 0 {
 		return false
 	}
+	var buf [64]slottable.HostID
+	if len(hosts) <= len(buf) { // counted in order, without a map
+		sorted := buf[:len(hosts)]
+		copy(sorted, hosts)
+		slices.Sort(sorted)
+		distinct := 0
+		for i := 0; i < len(sorted); {
+			j := i + 1
+			for j < len(sorted) && sorted[j] == sorted[i] {
+				j++
+			}
+			if prev[sorted[i]] != j-i {
+				return false
+			}
+			distinct, i = distinct+1, j
+		}
+		return distinct == len(prev)
+	}
 	now := hostsOf(hosts)
 	if len(now) != len(prev) {
 		return false

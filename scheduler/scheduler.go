@@ -91,6 +91,7 @@ type Scheduler struct {
 	// (keepplan.go), for plans wider than their buffers on the stack.
 	hostBufs  [4][]slottable.HostID
 	opsHosts  []slottable.HostID  // imageOps's list of a placement's hosts
+	starveBuf starveRoom          // starvedFirst's lists (starve.go)
 	resBuf    slottable.Resources // reserve's, which the table copies
 	decisions int
 	now       time.Time

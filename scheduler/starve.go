@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -39,27 +40,68 @@ func waitingSince(l *Lease) time.Time {
 
 // starvedFirst moves the starved leases of order to its front, after the
 // deadline-bound ones, longest-waiting first; the others keep their order.
+// It rearranges order in place (in s.starveBuf's room): asked at every
+// pass over a queue where many have waited past the bound, three lists
+// grown from nothing and a sort that read each lease's history at every
+// comparison were 5 % of BenchmarkScaleAggressive at 24,000 leases.
 func (s *Scheduler) starvedFirst(order []LeaseID, now time.Time) []LeaseID {
 	if s.cfg.MaxHeadDelay <= 0 || s.cfg.Backfilling != BackfillAggressive {
 		return order
 	}
-	var bound, starved, rest []LeaseID
-	for _, id := range order {
+	kinds := s.starveBuf.kinds[:0] // 0 bound, 1 starved, 2 the rest
+	starved := s.starveBuf.starved[:0]
+	for i, id := range order {
 		l := s.leases.get(id)
 		switch {
 		case deadlineBound(l):
-			bound = append(bound, id)
+			kinds = append(kinds, 0)
 		case s.starved(l, now):
-			starved = append(starved, id)
+			kinds = append(kinds, 1)
+			w := waitingSince(l)
+			starved = append(starved, starvedAt{w.Unix(), int32(w.Nanosecond()), i})
 		default:
-			rest = append(rest, id)
+			kinds = append(kinds, 2)
 		}
 	}
+	s.starveBuf.kinds, s.starveBuf.starved = kinds, starved
 	if len(starved) == 0 {
 		return order
 	}
-	slices.SortStableFunc(starved, func(a, b LeaseID) int {
-		return waitingSince(s.leases.get(a)).Compare(waitingSince(s.leases.get(b)))
+	// By the wait's start, then by place in order: the stable order.
+	slices.SortFunc(starved, func(a, b starvedAt) int {
+		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.at, b.at))
 	})
-	return append(append(bound, starved...), rest...)
+	out := append(s.starveBuf.ids[:0], order...) // order is written below
+	n := 0
+	for i, id := range out {
+		if kinds[i] == 0 {
+			order[n], n = id, n+1
+		}
+	}
+	for _, st := range starved {
+		order[n], n = out[st.at], n+1
+	}
+	for i, id := range out {
+		if kinds[i] == 2 {
+			order[n], n = id, n+1
+		}
+	}
+	s.starveBuf.ids = out
+	return order
+}
+
+// starvedAt is a starved lease's wait start (seconds and nanoseconds of
+// the instant: compared as integers, which time.Time.Compare was not)
+// and its place in a pass's order (starvedFirst).
+type starvedAt struct {
+	sec  int64
+	nsec int32
+	at   int
+}
+
+// starveRoom is starvedFirst's room, kept between passes.
+type starveRoom struct {
+	kinds   []uint8
+	starved []starvedAt
+	ids     []LeaseID
 }

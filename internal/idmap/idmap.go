@@ -10,6 +10,12 @@ type Map[V any] struct {
 	vals []V
 	has  []bool
 	far  map[uint64]V
+	// lo is an ID below which the slice holds none: IDs are handed out
+	// in order and mostly deleted in about that order, so that a copy
+	// (CloneInto) walks the IDs from lo on, not every ID ever set. The
+	// values below lo are not read (a copy made in reused memory may
+	// hold stale ones there).
+	lo int
 }
 
 // slack is how far past the slice's end, beyond its own length, an ID
@@ -20,7 +26,11 @@ const slack = 4096
 // not).
 func (m *Map[V]) Get(id uint64) (V, bool) {
 	if id < uint64(len(m.vals)) {
-		return m.vals[id], m.has[id]
+		if m.has[id] {
+			return m.vals[id], true
+		}
+		var zero V
+		return zero, false
 	}
 	v, ok := m.far[id] // a nil map has none
 	return v, ok
@@ -48,6 +58,7 @@ func (m *Map[V]) Set(id uint64, v V) {
 		return
 	}
 	m.vals[id], m.has[id] = v, true
+	m.lo = min(m.lo, int(id))
 }
 
 // Delete removes id's value, if it has one.
@@ -55,6 +66,9 @@ func (m *Map[V]) Delete(id uint64) {
 	if id < uint64(len(m.vals)) {
 		var zero V
 		m.vals[id], m.has[id] = zero, false
+		for m.lo < len(m.has) && !m.has[m.lo] {
+			m.lo++
+		}
 		return
 	}
 	delete(m.far, id)
@@ -63,9 +77,9 @@ func (m *Map[V]) Delete(id uint64) {
 // Range calls f with every ID that has a value, and the value, in ID
 // order. f must not change m.
 func (m *Map[V]) Range(f func(id uint64, v V)) {
-	for id, v := range m.vals {
+	for id := m.lo; id < len(m.vals); id++ {
 		if m.has[id] {
-			f(uint64(id), v)
+			f(uint64(id), m.vals[id])
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(m.far)) {
@@ -89,14 +103,14 @@ func (m *Map[V]) CloneInto(dst Map[V], clone func(old, v V) V) Map[V] {
 	}
 	vals = vals[:n]
 	var zero V
-	for id := range vals {
+	for id := m.lo; id < n; id++ {
 		if m.has[id] {
 			vals[id] = clone(vals[id], m.vals[id])
 		} else {
 			vals[id] = zero
 		}
 	}
-	c := Map[V]{vals: vals, has: append(dst.has[:0], m.has...)}
+	c := Map[V]{vals: vals, has: append(dst.has[:0], m.has...), lo: m.lo}
 	if m.far != nil {
 		c.far = make(map[uint64]V, len(m.far))
 		for id, v := range m.far {

@@ -115,3 +115,45 @@ func TestCloneInto(t *testing.T) {
 		t.Errorf("the copy holds %d values, want 3", count(&c))
 	}
 }
+
+// TestCloneFromLowest copies a map whose lowest IDs were deleted into the
+// memory of a copy that still held values for them: the copy walks the
+// IDs from the lowest held on (lo), and the stale values it leaves below
+// are never read: Get gives none for those IDs, Range and a copy of the
+// copy skip them, and setting a low ID again brings it back.
+func TestCloneFromLowest(t *testing.T) {
+	grow := func(old, v []int) []int { return append(old[:0], v...) }
+	var m Map[[]int]
+	for id := uint64(0); id < 10; id++ {
+		m.Set(id, []int{int(id)})
+	}
+	old := m.CloneInto(Map[[]int]{}, grow) // values for 0..9
+	for id := uint64(0); id < 6; id++ {
+		m.Delete(id)
+	}
+	m.Delete(8)
+	if m.lo != 6 {
+		t.Fatalf("lo = %d after deleting 0..5 and 8, want 6", m.lo)
+	}
+	c := m.CloneInto(old, grow)
+	var ids []uint64
+	c.Range(func(id uint64, v []int) {
+		ids = append(ids, id)
+		if len(v) != 1 || v[0] != int(id) {
+			t.Errorf("copy's value for %d = %v", id, v)
+		}
+	})
+	if want := []uint64{6, 7, 9}; !slices.Equal(ids, want) {
+		t.Errorf("copy's IDs = %v, want %v", ids, want)
+	}
+	for _, id := range []uint64{0, 3, 5, 8} {
+		if v, ok := c.Get(id); ok || v != nil {
+			t.Errorf("copy's Get(%d) = %v %v, want nil false", id, v, ok)
+		}
+	}
+	c.Set(2, []int{22}) // below lo: held again, and walked by a copy
+	cc := c.Clone(func(v []int) []int { return slices.Clone(v) })
+	if v, ok := cc.Get(2); !ok || !slices.Equal(v, []int{22}) || count(&cc) != 4 {
+		t.Errorf("after Set(2): copy of the copy Get(2) = %v %v, %d values; want [22] true, 4", v, ok, count(&cc))
+	}
+}

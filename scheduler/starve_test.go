@@ -1,0 +1,70 @@
+package scheduler
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestStarvedFirstOrder checks starvedFirst, which rearranges the pass's
+// order in place with integer keys, against the plain statement of the
+// rule on random queues: when some are starved, the deadline-bound leases
+// first in their order, then the starved ones by the start of their wait,
+// ties in their order, then the rest in their order; else the order as it
+// was. The waits start on a coarse grid, in
+// several locations and a nanosecond apart, so that ties and near ties
+// are common; a lease that ran waits from its last suspension.
+func TestStarvedFirstOrder(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 5e8, time.UTC) // a nanosecond earlier is the same second
+	zones := []*time.Location{time.UTC, time.FixedZone("east", 5*3600), time.FixedZone("west", -7*3600)}
+	rng := rand.New(rand.NewPCG(19, 29))
+	for trial := range 500 {
+		s := &Scheduler{cfg: Config{MaxHeadDelay: time.Hour, Backfilling: BackfillAggressive}}
+		var order []LeaseID
+		n := rng.IntN(40)
+		for i := range n {
+			at := func() time.Time {
+				return now.Add(-time.Duration(rng.IntN(6))*30*time.Minute - time.Duration(rng.IntN(2))).In(zones[rng.IntN(len(zones))])
+			}
+			l := &Lease{ID: LeaseID(i + 1), queued: true, Submitted: at()}
+			if rng.IntN(3) == 0 { // it ran, and was suspended since
+				l.FirstStart = l.Submitted.Add(time.Minute)
+				l.History = []Event{{At: at(), State: Suspended}, {At: l.FirstStart, State: Running}}
+			}
+			if rng.IntN(5) == 0 {
+				l.Req.Class, l.Req.Kind, l.Deadline = Migratable, Deadline, now.Add(time.Hour)
+			}
+			s.leases.set(l)
+			order = append(order, l.ID)
+		}
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		want := starvedFirstByRule(s, order, now)
+		if got := s.starvedFirst(slices.Clone(order), now); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: starvedFirst(%v) = %v, want %v", trial, order, got, want)
+		}
+	}
+}
+
+// starvedFirstByRule is starvedFirst's rule as stated, with a stable sort
+// on the times themselves.
+func starvedFirstByRule(s *Scheduler, order []LeaseID, now time.Time) []LeaseID {
+	var bound, starved, rest []LeaseID
+	for _, id := range order {
+		switch l := s.leases.get(id); {
+		case deadlineBound(l):
+			bound = append(bound, id)
+		case s.starved(l, now):
+			starved = append(starved, id)
+		default:
+			rest = append(rest, id)
+		}
+	}
+	if len(starved) == 0 {
+		return order // as it was
+	}
+	slices.SortStableFunc(starved, func(a, b LeaseID) int {
+		return waitingSince(s.leases.get(a)).Compare(waitingSince(s.leases.get(b)))
+	})
+	return append(append(bound, starved...), rest...)
+}
