@@ -43,18 +43,48 @@ func busyCluster(t testing.TB, rng *rand.Rand, hosts, leases int) *Scheduler {
 // against the slot table itself over every subset of candidates: a set is
 // feasible exactly when, with the set's reservations removed from a copy of
 // the table, the request fits at its start; and so again when the subsets
-// are asked about a second time in a random order.
+// are asked about a second time in a random order. The first clusters are
+// small (most hosts held by several candidates), the others larger (many
+// held by one alone, whose gains the oracle adds up once per candidate).
 func TestOracleMatchesSlotTable(t *testing.T) {
 	seen := map[bool]int{}
-	for seed := int64(1); seed <= 40; seed++ {
+	held := map[bool]int{} // hosts held by one candidate (true), by several
+	for seed := int64(1); seed <= 80; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		s := busyCluster(t, rng, 2+rng.Intn(5), 3+rng.Intn(10))
+		hosts := 2 + rng.Intn(5)
+		if seed > 40 {
+			hosts = 6 + rng.Intn(11)
+		}
+		s := busyCluster(t, rng, hosts, 3+rng.Intn(10))
 		at := epoch.Add(time.Duration(rng.Intn(120)) * time.Minute)
 		d := time.Duration(1+rng.Intn(4)) * time.Hour
 		l := &Lease{ID: 1 << 20, Req: Request{VMs: 1 + rng.Intn(4), CPU: 100, Memory: 1024, Origin: Local}}
 		cands := s.candidates(l, at, at.Add(d))
 		if len(cands) > 12 {
 			cands = cands[:12]
+		}
+		if seed > 40 { // up to what fits with every candidate gone: the answer is often near the line
+			gone := map[LeaseID]bool{}
+			for _, v := range cands {
+				gone[v.l.ID] = true
+			}
+			most := 0
+			for h := range hosts {
+				most += s.table.FitCount(slottable.HostID(h), at, at.Add(d), l.Per(), func(r slottable.Reservation) bool { return gone[r.Lease] })
+			}
+			l.Req.VMs = 1 + rng.Intn(most+1)
+		}
+		holders := map[slottable.HostID]map[int]bool{}
+		for i, v := range cands {
+			for _, h := range v.over {
+				if holders[h] == nil {
+					holders[h] = map[int]bool{}
+				}
+				holders[h][i] = true
+			}
+		}
+		for _, by := range holders {
+			held[len(by) == 1]++
 		}
 		feasible := s.oracle(l, at, d, cands)
 		wants := make([]bool, 1<<len(cands))
@@ -93,9 +123,9 @@ func TestOracleMatchesSlotTable(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("subsets checked: %d feasible, %d not", seen[true], seen[false])
-	if seen[true] < 50 || seen[false] < 50 {
-		t.Errorf("the random clusters exercise too little: %v", seen)
+	t.Logf("subsets checked: %d feasible, %d not; hosts held by one candidate %d, by several %d", seen[true], seen[false], held[true], held[false])
+	if seen[true] < 50 || seen[false] < 50 || held[true] < 50 || held[false] < 50 {
+		t.Errorf("the random clusters exercise too little: feasible %v, held by one %v", seen, held)
 	}
 }
 

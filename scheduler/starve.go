@@ -67,10 +67,7 @@ func (s *Scheduler) starvedFirst(order []LeaseID, now time.Time) []LeaseID {
 	if len(starved) == 0 {
 		return order
 	}
-	// By the wait's start, then by place in order: the stable order.
-	slices.SortFunc(starved, func(a, b starvedAt) int {
-		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.at, b.at))
-	})
+	sortStarved(starved)
 	out := append(s.starveBuf.ids[:0], order...) // order is written below
 	n := 0
 	for i, id := range out {
@@ -88,6 +85,57 @@ func (s *Scheduler) starvedFirst(order []LeaseID, now time.Time) []LeaseID {
 	}
 	s.starveBuf.ids = out
 	return order
+}
+
+// sortStarved sorts the starved leases by the start of their wait, then by
+// place in the pass's order: the stable order. They come nearly sorted
+// (the queue is in submission order but for the leases suspended since:
+// at 24,000 leases under aggressive backfilling about one out of place
+// in 296 a pass), and a general sort took 70 ns a lease; an insertion
+// sort takes one comparison a lease and the moves of those out of place.
+// With many out of place it is the general sort.
+func sortStarved(starved []starvedAt) {
+	descents := 0
+	for i := 1; i < len(starved); i++ {
+		if starved[i].less(starved[i-1]) {
+			descents++
+		}
+	}
+	switch {
+	case descents == 0:
+		return
+	case descents > maxStarvedInsertions:
+		slices.SortFunc(starved, func(a, b starvedAt) int {
+			return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.at, b.at))
+		})
+		return
+	}
+	for i := 1; i < len(starved); i++ {
+		x := starved[i]
+		if !x.less(starved[i-1]) {
+			continue
+		}
+		j := i
+		for ; j > 0 && x.less(starved[j-1]); j-- {
+			starved[j] = starved[j-1]
+		}
+		starved[j] = x
+	}
+}
+
+// maxStarvedInsertions is how many descents sortStarved leaves to an
+// insertion sort.
+const maxStarvedInsertions = 16
+
+// less orders wait starts, then places.
+func (a starvedAt) less(b starvedAt) bool {
+	if a.sec != b.sec {
+		return a.sec < b.sec
+	}
+	if a.nsec != b.nsec {
+		return a.nsec < b.nsec
+	}
+	return a.at < b.at
 }
 
 // starvedAt is a starved lease's wait start (seconds and nanoseconds of

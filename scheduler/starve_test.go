@@ -68,3 +68,47 @@ func starvedFirstByRule(s *Scheduler, order []LeaseID, now time.Time) []LeaseID 
 	})
 	return append(append(bound, starved...), rest...)
 }
+
+// TestSortStarved checks sortStarved on lists sorted but for k elements
+// moved elsewhere (k from 0 to past maxStarvedInsertions, so that both
+// its insertion sort and its general sort run), with ties on the wait's
+// start, against a sort by the same order.
+func TestSortStarved(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 2000 {
+		n := 1 + rng.IntN(60)
+		xs := make([]starvedAt, n)
+		sec := int64(1000)
+		for i := range xs {
+			sec += int64(rng.IntN(2)) // ties on the second
+			xs[i] = starvedAt{sec: sec, nsec: int32(rng.IntN(2)), at: i}
+		}
+		slices.SortFunc(xs, func(a, b starvedAt) int {
+			if a.less(b) {
+				return -1
+			}
+			return 1
+		})
+		k := rng.IntN(maxStarvedInsertions + 6)
+		for range k { // one element moved to another place
+			i, j := rng.IntN(n), rng.IntN(n)
+			x := xs[i]
+			xs = slices.Insert(slices.Delete(xs, i, i+1), j, x)
+		}
+		want := slices.Clone(xs)
+		slices.SortStableFunc(want, func(a, b starvedAt) int {
+			switch {
+			case a.less(b):
+				return -1
+			case b.less(a):
+				return 1
+			}
+			return 0
+		})
+		got := slices.Clone(xs)
+		sortStarved(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: sortStarved(%v) = %v, want %v", trial, xs, got, want)
+		}
+	}
+}
