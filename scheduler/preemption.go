@@ -64,6 +64,14 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 			}
 		}
 	}
+	shared := make([][]slottable.HostID, len(cands)) // per candidate: its hosts that others hold too
+	for i, c := range cands {
+		for _, h := range c.over {
+			if owner[h] == sharedHost {
+				shared[i] = append(shared[i], h)
+			}
+		}
+	}
 	solo := make([]int, len(cands)) // per candidate: its solo gain, once known
 	soloKnown := make([]bool, len(cands))
 	soloDone := make([]bool, nh) // per host held by one candidate: counted in its solo gain
@@ -117,10 +125,7 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 		}
 		touched = touched[:0]
 		for _, i := range members {
-			for _, h := range cands[i].over {
-				if owner[h] != sharedHost {
-					continue
-				}
+			for _, h := range shared[i] {
 				if cnt[h] == 0 {
 					touched = append(touched, h)
 				}
@@ -133,11 +138,9 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 		}
 		flat = slices.Grow(flat[:0], int(off))[:off]
 		for _, i := range members { // in order: each host's members in order
-			for _, h := range cands[i].over {
-				if owner[h] == sharedHost {
-					flat[at0[h]+cnt[h]] = int32(i)
-					cnt[h]++
-				}
+			for _, h := range shared[i] {
+				flat[at0[h]+cnt[h]] = int32(i)
+				cnt[h]++
 			}
 		}
 		for _, h := range touched {

@@ -1,6 +1,8 @@
 package idmap
 
 import (
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -156,4 +158,61 @@ func TestCloneFromLowest(t *testing.T) {
 	if v, ok := cc.Get(2); !ok || !slices.Equal(v, []int{22}) || count(&cc) != 4 {
 		t.Errorf("after Set(2): copy of the copy Get(2) = %v %v, %d values; want [22] true, 4", v, ok, count(&cc))
 	}
+}
+
+// TestMapAgainstModel runs random sets, deletions and copies (into new
+// memory and into the memory of older copies) against a Go map: every
+// copy and the map itself answer Get and Range as the model does, and a
+// copy made in reused memory holds no value of the IDs it does not hold,
+// whatever that memory held before.
+func TestMapAgainstModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	grow := func(old, v []int) []int { return append(old[:0], v...) }
+	check := func(step int, m *Map[[]int], model map[uint64]int) {
+		t.Helper()
+		for id := uint64(0); id < 700; id++ {
+			v, ok := m.Get(id)
+			want, wantOK := model[id]
+			if ok != wantOK || ok && (len(v) != 1 || v[0] != want) || !ok && v != nil {
+				t.Fatalf("step %d: Get(%d) = %v %v, want %v %v", step, id, v, ok, want, wantOK)
+			}
+		}
+		var ids []uint64
+		m.Range(func(id uint64, v []int) { ids = append(ids, id) })
+		want := slices.Sorted(maps.Keys(model))
+		if !slices.Equal(ids, want) {
+			t.Fatalf("step %d: Range gives %v, want %v", step, ids, want)
+		}
+	}
+	var m Map[[]int]
+	model := map[uint64]int{}
+	var olds []Map[[]int] // copies no longer used, whose memory the next copies take
+	for step := range 3000 {
+		id := uint64(rng.IntN(600))
+		if step > 1500 {
+			id += 50 // the lowest IDs left behind, most of them
+		}
+		switch r := rng.IntN(10); {
+		case r < 5:
+			m.Set(id, []int{step})
+			model[id] = step
+		case r < 9:
+			m.Delete(id)
+			delete(model, id)
+		default:
+			var dst Map[[]int]
+			if len(olds) > 0 && rng.IntN(2) == 0 {
+				k := rng.IntN(len(olds))
+				dst = olds[k]
+				olds = slices.Delete(olds, k, k+1)
+			}
+			c := m.CloneInto(dst, grow)
+			check(step, &c, model)
+			olds = append(olds, c)
+		}
+		if step%50 == 0 {
+			check(step, &m, model)
+		}
+	}
+	check(3000, &m, model)
 }

@@ -169,3 +169,77 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// TestSetOracleAsksOnce asks setOracle about random sets, many of them
+// again, over candidate counts on both sides of the 128 it remembers by
+// their words: each distinct set reaches the oracle once (the empty set
+// never), and every answer is the oracle's.
+func TestSetOracleAsksOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, n := range []int{1, 10, 64, 65, 128, 129, 200} {
+		asked := map[string]int{}
+		truth := func(s Set) bool { // the members past 64 count as much as the first
+			high := 0
+			for i := 64; i < n; i++ {
+				if s.Has(i) {
+					high++
+				}
+			}
+			return s.Has(0) != (high%2 == 1)
+		}
+		o := newSetOracle(func(s Set) bool {
+			asked[s.key()]++
+			return truth(s)
+		})
+		var sets []Set
+		for range 300 {
+			if len(sets) > 0 && rng.IntN(2) == 0 {
+				s := sets[rng.IntN(len(sets))]
+				switch rng.IntN(3) {
+				case 0: // the same members, in a longer list of words
+					s = s.Clone()
+					s.words = append(s.words, 0)
+				case 1: // one member more or less, from the last ones
+					s = s.Clone()
+					if i := n - 1 - rng.IntN(min(n, 8)); s.Has(i) {
+						s.Remove(i)
+					} else {
+						s.Add(i)
+					}
+				}
+				sets = append(sets, s)
+				continue
+			}
+			s := NewSet(n)
+			for i := range n {
+				if rng.IntN(4) == 0 {
+					s.Add(i)
+				}
+			}
+			sets = append(sets, s)
+		}
+		sets = append(sets, NewSet(n), NewSet(0))
+		for _, s := range sets {
+			if got, want := o.ok(s), s.Len() > 0 && truth(s); got != want {
+				t.Fatalf("n %d: ok(%v) = %v, want %v", n, s, got, want)
+			}
+		}
+		distinct := map[string]bool{}
+		for _, s := range sets {
+			if s.Len() > 0 {
+				distinct[s.key()] = true
+			}
+		}
+		for k, c := range asked {
+			if c != 1 || !distinct[k] {
+				t.Errorf("n %d: set %x asked %d times", n, k, c)
+			}
+		}
+		if len(asked) != len(distinct) {
+			t.Errorf("n %d: %d sets asked, %d distinct non-empty sets", n, len(asked), len(distinct))
+		}
+		if _, ok := asked[NewSet(0).key()]; ok {
+			t.Errorf("n %d: the empty set was asked", n)
+		}
+	}
+}
