@@ -15,13 +15,12 @@ type Map[V any] struct {
 	// copies their values alone, not an entry for every ID ever set. In
 	// the slot table's index of leases a few leases held for long keep
 	// the lowest held ID far back (at 24,000 leases, 141 held of 15,000
-	// IDs at a copy, the lowest about 500). The values of the IDs not
-	// held are not read: a copy made in reused memory may hold stale
-	// ones there.
+	// IDs at a copy, the lowest about 500), and the lowest one is often
+	// deleted and set again as its lease is planned again. The values of
+	// the IDs not held are not read: a copy made in reused memory may
+	// hold stale ones there.
 	held []uint64
 	at   []int32
-	// lo is an ID below which the slice holds none (Range starts there).
-	lo int
 }
 
 // slack is how far past the slice's end, beyond its own length, an ID
@@ -76,7 +75,6 @@ func (m *Map[V]) hold(id uint64) {
 	}
 	m.has[id], m.at[id] = true, int32(len(m.held))
 	m.held = append(m.held, id)
-	m.lo = min(m.lo, int(id))
 }
 
 // Delete removes id's value, if it has one.
@@ -91,9 +89,6 @@ func (m *Map[V]) Delete(id uint64) {
 		i, last := m.at[id], m.held[len(m.held)-1]
 		m.held[i], m.at[last] = last, i
 		m.held = m.held[:len(m.held)-1]
-		for m.lo < len(m.has) && !m.has[m.lo] {
-			m.lo++
-		}
 		return
 	}
 	delete(m.far, id)
@@ -102,9 +97,9 @@ func (m *Map[V]) Delete(id uint64) {
 // Range calls f with every ID that has a value, and the value, in ID
 // order. f must not change m.
 func (m *Map[V]) Range(f func(id uint64, v V)) {
-	for id := m.lo; id < len(m.vals); id++ {
+	for id, v := range m.vals {
 		if m.has[id] {
-			f(uint64(id), m.vals[id])
+			f(uint64(id), v)
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(m.far)) {
@@ -131,7 +126,7 @@ func (m *Map[V]) CloneInto(dst Map[V], clone func(old, v V) V) Map[V] {
 	for _, id := range m.held {
 		vals[id] = clone(vals[id], m.vals[id])
 	}
-	c := Map[V]{vals: vals, has: append(dst.has[:0], m.has...), lo: m.lo,
+	c := Map[V]{vals: vals, has: append(dst.has[:0], m.has...),
 		held: append(dst.held[:0], m.held...), at: append(dst.at[:0], m.at...)}
 	if m.far != nil {
 		c.far = make(map[uint64]V, len(m.far))
