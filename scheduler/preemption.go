@@ -64,23 +64,32 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 			}
 		}
 	}
-	shared := make([][]slottable.HostID, len(cands)) // per candidate: its hosts that others hold too
+	// Per candidate, its hosts that others hold too (sharedOn[sharedAt[i]:
+	// sharedAt[i+1]]), and whether it holds some alone.
+	sharedAt := make([]int32, len(cands)+1)
+	var sharedOn []slottable.HostID
+	alone := make([]bool, len(cands))
 	for i, c := range cands {
+		sharedAt[i] = int32(len(sharedOn))
 		for _, h := range c.over {
 			if owner[h] == sharedHost {
-				shared[i] = append(shared[i], h)
+				sharedOn = append(sharedOn, h)
+			} else {
+				alone[i] = true
 			}
 		}
 	}
+	sharedAt[len(cands)] = int32(len(sharedOn))
+	shared := func(i int) []slottable.HostID { return sharedOn[sharedAt[i]:sharedAt[i+1]] }
 	solo := make([]int, len(cands)) // per candidate: its solo gain, once known
-	soloKnown := make([]bool, len(cands))
-	soloDone := make([]bool, nh) // per host held by one candidate: counted in its solo gain
+	soloDone := make([]bool, nh)    // per host held by one candidate: counted in its solo gain
 	gone := map[LeaseID]bool{}
 	ignore := func(r slottable.Reservation) bool { return gone[r.Lease] || lazy != nil && lazy(r) }
 	soloOf := func(i int) int {
-		if soloKnown[i] {
-			return solo[i]
+		if !alone[i] {
+			return solo[i] // known, or none to know
 		}
+		alone[i] = false
 		clear(gone)
 		gone[cands[i].l.ID] = true
 		for _, h := range cands[i].over {
@@ -89,7 +98,6 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 				solo[i] += s.table.FitCount(h, at, end, per, ignore) - baseOn[h]
 			}
 		}
-		soloKnown[i] = true
 		return solo[i]
 	}
 	// Scratch space for the calls, one after the other (an exact search
@@ -125,7 +133,7 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 		}
 		touched = touched[:0]
 		for _, i := range members {
-			for _, h := range shared[i] {
+			for _, h := range shared(i) {
 				if cnt[h] == 0 {
 					touched = append(touched, h)
 				}
@@ -138,7 +146,7 @@ func (s *Scheduler) oracle(l *Lease, at time.Time, d time.Duration, cands []*vic
 		}
 		flat = slices.Grow(flat[:0], int(off))[:off]
 		for _, i := range members { // in order: each host's members in order
-			for _, h := range shared[i] {
+			for _, h := range shared(i) {
 				flat[at0[h]+cnt[h]] = int32(i)
 				cnt[h]++
 			}
