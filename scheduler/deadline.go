@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -412,24 +413,34 @@ func (s *Scheduler) giveBack(taken map[*Lease][]phase, from, to time.Time, l *Le
 // they unreserve, only deadline-bound ones have been planned yet in the
 // pass), then the others; each group in queue order.
 func (s *Scheduler) passOrder() []LeaseID {
+	// The groups by a partition in queue order (each lease looked up
+	// once), the deadline-bound ones then sorted stably by deadline: a
+	// stable sort of the whole queue looked two leases up at every
+	// comparison, 3 % of BenchmarkScaleAggressive at 24,000 leases.
+	ranks := s.rankBuf[:0]
 	mixed := false
 	for _, id := range s.queue {
-		if passRank(s.leases.get(id)) < 2 {
-			mixed = true
-			break
-		}
+		r := uint8(passRank(s.leases.get(id)))
+		ranks = append(ranks, r)
+		mixed = mixed || r < 2
 	}
-	order := append([]LeaseID(nil), s.queue...)
+	s.rankBuf = ranks
+	order := make([]LeaseID, 0, len(s.queue))
 	if !mixed {
-		return order
+		return append(order, s.queue...)
 	}
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := s.leases.get(order[i]), s.leases.get(order[j])
-		ra, rb := passRank(a), passRank(b)
-		if ra != rb {
-			return ra < rb
+	for r := range uint8(3) {
+		from := len(order)
+		for i, id := range s.queue {
+			if ranks[i] == r {
+				order = append(order, id)
+			}
 		}
-		return ra == 0 && a.Deadline.Before(b.Deadline)
-	})
+		if r == 0 {
+			slices.SortStableFunc(order[from:], func(a, b LeaseID) int {
+				return s.leases.get(a).Deadline.Compare(s.leases.get(b).Deadline)
+			})
+		}
+	}
 	return order
 }

@@ -67,7 +67,7 @@ func (s *Scheduler) Clone() *Scheduler {
 	// Scratch space and the lazy leases (none between calls) are the
 	// copy's own.
 	c.lazySet, c.lazyList, c.lazyLive, c.optBuf, c.usedBuf, c.spare = nil, nil, nil, nil, nil, nil
-	c.opsHosts, c.resBuf, c.hostBufs, c.starveBuf = nil, nil, [4][]slottable.HostID{}, starveRoom{}
+	c.opsHosts, c.resBuf, c.hostBufs, c.starveBuf, c.rankBuf = nil, nil, [4][]slottable.HostID{}, starveRoom{}, nil
 	// The note on the plans is about the original's table history.
 	c.exact, c.settle = false, false
 	return &c

@@ -92,6 +92,7 @@ type Scheduler struct {
 	hostBufs  [4][]slottable.HostID
 	opsHosts  []slottable.HostID  // imageOps's list of a placement's hosts
 	starveBuf starveRoom          // starvedFirst's lists (starve.go)
+	rankBuf   []uint8             // passOrder's ranks of the queued leases
 	resBuf    slottable.Resources // reserve's, which the table copies
 	decisions int
 	now       time.Time
