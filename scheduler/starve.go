@@ -105,17 +105,11 @@ func sortStarved(starved []starvedAt) {
 	case descents == 0:
 		return
 	case descents > maxStarvedInsertions:
-		slices.SortFunc(starved, func(a, b starvedAt) int {
-			return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.at, b.at))
-		})
+		slices.SortFunc(starved, starvedAt.compare)
 		return
 	}
 	for i := 1; i < len(starved); i++ {
-		x := starved[i]
-		if !x.less(starved[i-1]) {
-			continue
-		}
-		j := i
+		x, j := starved[i], i
 		for ; j > 0 && x.less(starved[j-1]); j-- {
 			starved[j] = starved[j-1]
 		}
@@ -127,16 +121,12 @@ func sortStarved(starved []starvedAt) {
 // insertion sort.
 const maxStarvedInsertions = 16
 
-// less orders wait starts, then places.
-func (a starvedAt) less(b starvedAt) bool {
-	if a.sec != b.sec {
-		return a.sec < b.sec
-	}
-	if a.nsec != b.nsec {
-		return a.nsec < b.nsec
-	}
-	return a.at < b.at
+// compare orders wait starts, then places.
+func (a starvedAt) compare(b starvedAt) int {
+	return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.at, b.at))
 }
+
+func (a starvedAt) less(b starvedAt) bool { return a.compare(b) < 0 }
 
 // starvedAt is a starved lease's wait start (seconds and nanoseconds of
 // the instant: compared as integers, which time.Time.Compare was not)

@@ -409,10 +409,7 @@ func (t *Table) Overlapping(from, to time.Time) []Reservation {
 func (t *Table) EachOverlapping(from, to time.Time, fn func(r Reservation)) {
 	f, e := toNS(from), toNS(to)
 	for h := range t.hosts {
-		t.it.visit(HostID(h), f, e, func(s int32) bool {
-			fn(t.rs[s])
-			return true
-		})
+		t.eachOn(HostID(h), f, e, fn)
 	}
 }
 
@@ -420,10 +417,14 @@ func (t *Table) EachOverlapping(from, to time.Time, fn func(r Reservation)) {
 // is unknown): a caller that asks about a placement's hosts reads only
 // their trees, not the whole cluster's.
 func (t *Table) EachOverlappingOn(h HostID, from, to time.Time, fn func(r Reservation)) {
-	if !t.validHost(h) {
-		return
+	if t.validHost(h) {
+		t.eachOn(h, toNS(from), toNS(to), fn)
 	}
-	t.it.visit(h, toNS(from), toNS(to), func(s int32) bool {
+}
+
+// eachOn calls fn with host h's reservations overlapping [f, e).
+func (t *Table) eachOn(h HostID, f, e int64, fn func(r Reservation)) {
+	t.it.visit(h, f, e, func(s int32) bool {
 		fn(t.rs[s])
 		return true
 	})

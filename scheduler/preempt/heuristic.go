@@ -30,19 +30,19 @@ func (o *setOracle) ok(s Set) bool {
 	if w := s.trimmed(); len(w) <= 2 {
 		var k [2]uint64
 		copy(k[:], w)
-		if v, seen := o.small[k]; seen {
-			return v
-		}
-		v := o.feasible(s.Clone())
-		o.small[k] = v
+		return askOnce(o.small, k, s, o.feasible)
+	}
+	return askOnce(o.memo, s.key(), s, o.feasible)
+}
+
+// askOnce returns memo's answer for s under key k, asking feasible (about
+// a copy of s) and remembering its answer the first time.
+func askOnce[K comparable](memo map[K]bool, k K, s Set, feasible Feasible) bool {
+	if v, seen := memo[k]; seen {
 		return v
 	}
-	k := s.key()
-	if v, seen := o.memo[k]; seen {
-		return v
-	}
-	v := o.feasible(s.Clone())
-	o.memo[k] = v
+	v := feasible(s.Clone())
+	memo[k] = v
 	return v
 }
 
