@@ -21,6 +21,11 @@ func (t *Table) SetCapacity(h HostID, capacity Resources) error {
 		return err
 	}
 	old := t.hosts[h].Capacity
+	if t.cl != nil && !t.Closed(h) {
+		for k := range capacity {
+			t.cl.capy[k] += capacity[k] - old[k]
+		}
+	}
 	t.hosts[h].Capacity = slices.Clone(capacity)
 	copy(t.capv[int(h)*len(capacity):], capacity)
 	t.touch(h) // counts against the old capacity no longer hold (countprof.go)
@@ -35,6 +40,9 @@ func (t *Table) SetCapacity(h HostID, capacity Resources) error {
 			t.logRaised(0, h, negInf, posInf, true, 0) // less room everywhere
 			break
 		}
+	}
+	if t.cl != nil {
+		t.cl.noteHost(t, h)
 	}
 	return nil
 }

@@ -19,6 +19,13 @@ func (t *Table) SetClosed(h HostID, closed bool) error {
 	}
 	if t.closed[h] != closed {
 		t.bump()
+		if t.cl != nil { // its usage and capacity out, or in
+			sign := int64(1)
+			if closed {
+				sign = -1
+			}
+			t.cl.openHost(t, h, sign)
+		}
 	}
 	t.closed[h] = closed
 	return nil

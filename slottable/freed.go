@@ -112,6 +112,12 @@ const maxFreed = 1 << 18
 // a new table and in a clone). While it is off, FitMemo never helps.
 func (t *Table) TrackFreed(on bool) {
 	t.freed.on = on
+	switch {
+	case !on:
+		t.cl = nil
+	case t.cl == nil:
+		t.cl = newClusterProfile(t)
+	}
 	t.freed.fails = t.freed.fails[:0] // changes are not logged while it is off
 	t.ForgetFreed(t.freed.next)
 }
@@ -409,7 +415,14 @@ func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, until, d i
 	if own {
 		lim = t.ownStart(lease)
 	}
-	cs := t.freedStarts(q, lease, m.mark, from, min(m.start-1, until), d, lim)
+	// The starts the open hosts' usage added up leaves room at, then
+	// those among them that freed capacity may have opened.
+	var cs [][2]int64
+	var room [maxClusterRanges][2]int64
+	if rs := t.clusterStarts(&q, lease, own, from, min(m.start-1, until), d, room[:0]); len(rs) > 0 {
+		cs = t.freedStarts(q, lease, m.mark, rs[0][0], rs[len(rs)-1][1], d, lim)
+		cs = intersectRanges(cs, rs, nil)
+	}
 	for _, c := range cs {
 		a := t.skipFailed(&q, d, c[0], c[1], lim)
 		if a > c[1] {

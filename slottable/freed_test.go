@@ -39,6 +39,9 @@ func TestEarliestFitMemo(t *testing.T) {
 		var removed []Reservation
 		from := 0
 		for step := range 1500 {
+			if d := clusterDiff(tab); d != "" { // the open hosts' usage added up (cluster.go)
+				t.Fatalf("step %d: %s", step, d)
+			}
 			switch k := r.IntN(20); {
 			case g.churn(t, tab, k, &ids, &removed):
 			case k < 15:

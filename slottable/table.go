@@ -42,6 +42,9 @@ type Table struct {
 	closed   []bool    // per host: no new placements (disabled, or switched off)
 	freed    freedLog  // history of freed capacity, for FitMemo (freed.go)
 	hid      hiddenSet // hidden reservations (hidden.go)
+	// cl is the open hosts' usage added up, kept while freed is on
+	// (cluster.go); nil otherwise.
+	cl *clusterProfile
 
 	// recent are the last resource vectors Add copied (ownRes), the
 	// next to be replaced at nextRecent.
@@ -115,6 +118,10 @@ func (t *Table) AddHost(name string, capacity Resources) (HostID, error) {
 	t.it.addHost()
 	t.bump()
 	t.logFreed(0, id, negInf, posInf, nil, false, absence{}, 0, 0) // a new host: capacity everywhere
+	if t.cl != nil {
+		t.cl.noteHost(t, id)
+		t.cl.openHost(t, id, +1)
+	}
 	return id, nil
 }
 
@@ -254,6 +261,13 @@ func (t *Table) applyPair(h HostID, a, b int64, res Resources, sign int64) {
 	peak := t.peak[int(h)*p.dims : int(h+1)*p.dims]
 	for j := range peak {
 		peak[j] = max(0, p.whole(j).m) // 0 for an empty tree
+	}
+	if t.cl != nil {
+		if !t.Closed(h) {
+			t.cl.add(a, res, sign)
+			t.cl.add(b, res, -sign)
+		}
+		t.cl.noteHost(t, h)
 	}
 	t.touch(h)
 	t.noteChange(a, ca)
