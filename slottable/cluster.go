@@ -232,16 +232,17 @@ func (p *clusterProfile) usageBefore(b int, out []int64) {
 	}
 }
 
-// maxClusterRanges bounds how many separate ranges goodStarts returns;
-// the rest are joined to the last.
+// maxClusterRanges bounds how many separate ranges fitAfterMemo takes
+// from goodStarts.
 const maxClusterRanges = 8
 
 // goodStarts appends to out, in time order and disjoint, the starts t in
 // [from, last] at which the usage stays at most lim over all of [t, t+d),
 // dimension by dimension (lim at math.MaxInt64/2 for a dimension that
 // does not count), lim being raised by extra from raiseAt on. No start
-// outside them has that room.
-func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, raiseAt int64, out [][2]int64) [][2]int64 {
+// outside them has that room. The ranges are at most most (at least 1):
+// the last of them then runs on to last, and the walk stops there.
+func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, raiseAt int64, most int, out [][2]int64) [][2]int64 {
 	if last < from {
 		return out
 	}
@@ -280,12 +281,11 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 	if ok() {
 		run = from
 	}
+	full := false             // most ranges found: the last runs on to last
 	emit := func(end int64) { // the run ends at end
 		if a, b := run, min(end-d, last); a <= b {
-			if n := len(out); n > 0 && n == maxClusterRanges {
-				out[n-1][1] = b
-			} else {
-				out = append(out, [2]int64{a, b})
+			if out = append(out, [2]int64{a, b}); len(out) == most {
+				out[len(out)-1][1], full = last, true
 			}
 		}
 		run = noRun
@@ -308,7 +308,7 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 		case run == noRun && x > last:
 			return true
 		}
-		return false
+		return full
 	}
 	for ; b < len(p.blocks); b, i = b+1, 0 {
 		blk := &p.blocks[b]
@@ -333,7 +333,9 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 			}
 			switch good := ok(); {
 			case !good && run != noRun:
-				emit(x)
+				if emit(x); full {
+					return out
+				}
 			case good && run == noRun:
 				run = x
 			}
@@ -382,11 +384,11 @@ func (p *clusterProfile) skips(blk *usageBlock, u []int64, inRun, raised bool, r
 
 // clusterStarts appends to out the ranges of starts in [from, last] at
 // which q (for d) may fit as far as the open hosts' usage added up tells
-// (goodStarts); none fits outside them. With own, the lease's own
+// (goodStarts, at most most ranges); none fits outside them. With own, the lease's own
 // reservations are left out: from the first of them on, all they hold is
 // counted free. The whole of [from, last] when the table keeps no such
 // profile, or while an open host is over its capacity.
-func (t *Table) clusterStarts(q *Query, lease uint64, own bool, from, last, d int64, out [][2]int64) [][2]int64 {
+func (t *Table) clusterStarts(q *Query, lease uint64, own bool, from, last, d int64, most int, out [][2]int64) [][2]int64 {
 	p := t.cl
 	if p == nil || p.nOver > 0 {
 		if from <= last {
@@ -420,7 +422,7 @@ func (t *Table) clusterStarts(q *Query, lease uint64, own bool, from, last, d in
 			}
 		}
 	}
-	return p.goodStarts(from, last, d, lim, extra, raiseAt, out)
+	return p.goodStarts(from, last, d, lim, extra, raiseAt, most, out)
 }
 
 // intersectRanges returns the starts that both a and b hold (each in
@@ -438,4 +440,20 @@ func intersectRanges(a, b, out [][2]int64) [][2]int64 {
 		}
 	}
 	return mergeRanges(out)
+}
+
+// clusterFrom returns the first start in [from, until] at which q may fit
+// as far as the open hosts' usage added up tells, false when none may:
+// from itself for a question the profile cannot answer (some hosts only,
+// reservations left out) or while the table keeps none.
+func (t *Table) clusterFrom(q *Query, from, until int64) (int64, bool) {
+	if t.cl == nil || q.Hosts != nil || q.Ignore != nil || q.SkipHidden || len(q.ignoreSlots) > 0 {
+		return from, true
+	}
+	var one [1][2]int64
+	rs := t.clusterStarts(q, 0, false, from, until, max(int64(q.Duration), 1), 1, one[:0])
+	if len(rs) == 0 {
+		return 0, false
+	}
+	return rs[0][0], true
 }

@@ -32,7 +32,7 @@ func (t *Table) EarliestFit(q Query) (Fit, bool) {
 // earliestFit is EarliestFit; it also returns the most VMs that fit
 // together at any start the query allows before the answer's (at any
 // start when there is none): less than q.N, for noteFailed.
-func (t *Table) earliestFit(q Query) (Fit, bool, int) {
+func (t *Table) earliestFit(q Query) (fit Fit, found bool, most int) {
 	if t.checkRes(q.Per) != nil {
 		return Fit{}, false, max(q.N-1, 0)
 	}
@@ -56,6 +56,17 @@ func (t *Table) earliestFit(q Query) (Fit, bool, int) {
 			return fit, true, 0 // no start before it
 		}
 		return Fit{}, false, q.N - 1
+	}
+	// The sweep begins where the open hosts' usage added up first leaves
+	// room (cluster.go); the most before it is then only a bound.
+	skipped := false
+	if a, ok := t.clusterFrom(&q, from, until); !ok {
+		return Fit{}, false, q.N - 1
+	} else if a > from {
+		q.From, from, skipped = fromNS(a, q.From.Location()), a, true
+	}
+	if skipped {
+		defer func() { most = q.N - 1 }()
 	}
 	s := getSweep(t, &q)
 	defer putSweep(s)

@@ -419,7 +419,7 @@ func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, until, d i
 	// those among them that freed capacity may have opened.
 	var cs [][2]int64
 	var room [maxClusterRanges][2]int64
-	if rs := t.clusterStarts(&q, lease, own, from, min(m.start-1, until), d, room[:0]); len(rs) > 0 {
+	if rs := t.clusterStarts(&q, lease, own, from, min(m.start-1, until), d, maxClusterRanges, room[:0]); len(rs) > 0 {
 		cs = t.freedStarts(q, lease, m.mark, rs[0][0], rs[len(rs)-1][1], d, lim)
 		cs = intersectRanges(cs, rs, nil)
 	}
