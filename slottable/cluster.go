@@ -246,20 +246,19 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 	if last < from {
 		return out
 	}
-	var buf [4]int64
-	u := buf[:0]
-	if p.dims > len(buf) {
-		u = make([]int64, p.dims)
+	var ub, hb [4]int64
+	u, raisedTh := ub[:0], hb[:0]
+	if p.dims > len(ub) {
+		u, raisedTh = make([]int64, p.dims), make([]int64, p.dims)
 	}
-	u = u[:p.dims]
-	raised := false // raiseAt is behind
+	u, raisedTh = u[:p.dims], raisedTh[:p.dims]
+	for k := range raisedTh {
+		raisedTh[k] = lim[k] + extra[k]
+	}
+	th, raised := lim, false // the thresholds; raised: from raiseAt on
 	ok := func() bool {
 		for k, x := range u {
-			th := lim[k]
-			if raised {
-				th += extra[k]
-			}
-			if x > th {
+			if x > th[k] {
 				return false
 			}
 		}
@@ -276,7 +275,9 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 			}
 		}
 	}
-	raised = from >= raiseAt
+	if from >= raiseAt {
+		th, raised = raisedTh, true
+	}
 	run := int64(noRun) // where the run of room began
 	if ok() {
 		run = from
@@ -296,7 +297,7 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 	// first; done when no start is left to find.
 	step := func(x int64) (done bool) {
 		if !raised && raiseAt <= x {
-			raised = true
+			th, raised = raisedTh, true
 			if run == noRun && raiseAt <= last && ok() {
 				run = raiseAt
 			}
@@ -316,7 +317,8 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 			if step(blk.at[0]) {
 				return out
 			}
-			if p.skips(blk, u, run != noRun, raised, raiseAt, lim, extra) {
+			// Passed over whole where the thresholds hold over it.
+			if (raised || raiseAt > blk.at[len(blk.at)-1]) && p.skips(blk, u, run != noRun, th) {
 				for k, x := range blk.sum {
 					u[k] += x
 				}
@@ -325,13 +327,18 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 		}
 		for ; i < len(blk.at); i++ {
 			x := blk.at[i]
-			if step(x) {
+			if (!raised && raiseAt <= x || run != noRun && x >= horizon || run == noRun && x > last) && step(x) {
 				return out
 			}
+			good := true
 			for k, dx := range blk.d[i*p.dims : (i+1)*p.dims] {
-				u[k] += dx
+				v := u[k] + dx
+				u[k] = v
+				if v > th[k] {
+					good = false
+				}
 			}
-			switch good := ok(); {
+			switch {
 			case !good && run != noRun:
 				if emit(x); full {
 					return out
@@ -347,35 +354,25 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 	return out
 }
 
-// skips reports whether mayFit may pass over block blk whole, its usage
-// before the block being u and the walk at the block's first time:
-// outside a run, when every prefix of the block leaves some dimension
-// over its threshold (no run begins inside); inside one, when none does
-// (the run goes on through it). Not when the threshold rises within the
-// block.
-func (p *clusterProfile) skips(blk *usageBlock, u []int64, inRun, raised bool, raiseAt int64, lim, extra []int64) bool {
-	if !raised && raiseAt <= blk.at[len(blk.at)-1] {
-		return false // the threshold rises within
-	}
+// skips reports whether goodStarts may pass over block blk whole, its
+// usage before the block being u and the thresholds th over the whole
+// block: outside a run, when every prefix of the block leaves some
+// dimension over its threshold (no run begins inside); inside one, when
+// none does (the run goes on through it).
+func (p *clusterProfile) skips(blk *usageBlock, u []int64, inRun bool, th []int64) bool {
 	if blk.stale {
 		blk.summarize(p.dims)
 	}
-	th := func(k int) int64 {
-		if raised {
-			return lim[k] + extra[k]
-		}
-		return lim[k]
-	}
 	if !inRun {
 		for k := range u {
-			if u[k]+blk.lo[k] > th(k) {
+			if u[k]+blk.lo[k] > th[k] {
 				return true
 			}
 		}
 		return false
 	}
 	for k := range u {
-		if u[k]+blk.hi[k] > th(k) {
+		if u[k]+blk.hi[k] > th[k] {
 			return false
 		}
 	}
