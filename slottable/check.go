@@ -11,7 +11,8 @@ import (
 // capacity at some time, whether or not checking is on, and ErrCorrupt if
 // the internal structures are inconsistent: tree ordering, node layout or
 // aggregates, profiles that disagree with the reservations, the lease
-// index, or the global multiset of change points. Cost: O(n log n).
+// index, the global multiset of change points, or the open hosts' usage
+// added up (cluster.go). Cost: O(n log n).
 func (t *Table) Check() error {
 	if err := t.checkReservations(); err != nil {
 		return err
@@ -20,6 +21,9 @@ func (t *Table) Check() error {
 		return err
 	}
 	if err := t.checkMset(); err != nil {
+		return err
+	}
+	if err := t.checkCluster(); err != nil {
 		return err
 	}
 	for h := range t.hosts {

@@ -282,50 +282,11 @@ func TestGoodStarts(t *testing.T) {
 	}
 }
 
-// points lists the profile's change points with their deltas.
-func (p *clusterProfile) points() []string {
-	var out []string
-	for _, b := range p.blocks {
-		for i, at := range b.at {
-			out = append(out, fmt.Sprint(at, b.d[i*p.dims:(i+1)*p.dims]))
-		}
-	}
-	return out
-}
-
-// clusterDiff says how tab's profile differs from one made from
-// scratch (its points, capacity, hosts over capacity, block starts and
-// Fenwick sums), "" when it does not.
+// clusterDiff says how tab's profile of the open hosts' usage differs
+// from what it should be (checkCluster), "" when it does not.
 func clusterDiff(tab *Table) string {
-	if tab.cl == nil {
-		return ""
-	}
-	fresh := newClusterProfile(tab)
-	a, b := tab.cl.points(), fresh.points()
-	if !slices.Equal(a, b) {
-		return fmt.Sprintf("points %v want %v", a, b)
-	}
-	if tab.cl.nOver != fresh.nOver || !slices.Equal(tab.cl.over, fresh.over) {
-		return fmt.Sprintf("over %d %v want %d %v", tab.cl.nOver, tab.cl.over, fresh.nOver, fresh.over)
-	}
-	if !slices.Equal(tab.cl.capy, fresh.capy) {
-		return fmt.Sprintf("cap %v want %v", tab.cl.capy, fresh.capy)
-	}
-	for i, blk := range tab.cl.blocks {
-		u := make([]int64, tab.cl.dims)
-		tab.cl.usageBefore(i, u)
-		w := make([]int64, tab.cl.dims)
-		for j := 0; j < i; j++ {
-			for k := range w {
-				w[k] += tab.cl.blocks[j].sum[k]
-			}
-		}
-		if !slices.Equal(u, w) {
-			return fmt.Sprintf("fenwick at %d: %v want %v", i, u, w)
-		}
-		if tab.cl.firsts[i] != blk.at[0] {
-			return fmt.Sprintf("first %d: %d want %d", i, tab.cl.firsts[i], blk.at[0])
-		}
+	if err := tab.checkCluster(); err != nil {
+		return err.Error()
 	}
 	return ""
 }

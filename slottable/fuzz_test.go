@@ -22,8 +22,10 @@ func (r *bytesIn) next() int {
 func (r *bytesIn) done() bool { return r.i >= len(r.b) }
 
 // FuzzTable interprets its input as a table shape and then a sequence of
-// add / remove / set-end / query / renumber / toggle-checking operations, checking
-// every answer against the brute-force model (see harness).
+// add / remove / set-end / query / renumber / toggle-checking operations,
+// checking every answer against the brute-force model (see harness). A bit
+// of the shape turns on the history of freed capacity, and with it the
+// open hosts' usage added up (cluster.go), which EarliestFit then reads.
 func FuzzTable(f *testing.F) {
 	f.Add([]byte{0x00, 0, 0, 0, 10, 2, 1, 4, 0, 5, 0, 2, 3, 1, 1, 2, 0, 20, 4})
 	f.Add([]byte{0x13, 0, 1, 3, 9, 4, 4, 1, 0, 2, 8, 4, 4, 1, 5, 1, 1, 3, 3, 4, 0, 0, 25, 1, 0, 0, 3, 10, 0, 0})
@@ -45,6 +47,7 @@ func FuzzTable(f *testing.F) {
 		extra := []string{"disk"}[:dims-2]
 		h := newHarness(t, extra, caps)
 		h.tab.SetChecking((cfg>>4)%2 == 1)
+		h.tab.TrackFreed((cfg>>5)%2 == 1) // with the open hosts' usage added up (cluster.go)
 		tick := func(v int) time.Time { return base.Add(time.Duration(v) * unit) }
 		vec := func() Resources {
 			v := Resources{int64(100 * (in.next() % 5)), int64(512 * (in.next() % 5))}

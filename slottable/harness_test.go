@@ -188,11 +188,13 @@ func (h *harness) query(p probe) {
 	// The most VMs that fitted together at the starts before the fit (all
 	// of them without one): what noteFailed keeps. At least the true most
 	// (skipFailed relies on it), below N, and exactly it when the windows
-	// were swept (a span of starts, on hosts that could hold N when empty).
+	// were swept (a span of starts, on hosts that could hold N when empty)
+	// from From: with the open hosts' usage added up (cluster.go), the sweep
+	// may begin later, and the most is then only a bound.
 	if most < wantMost || most >= max(q.N, 1) {
 		h.tb.Fatalf("EarliestFit(%+v) = %v %v: most %d, want %d (and below %d)", p, fit, ok, most, wantMost, q.N)
 	}
-	if most != wantMost && !q.Until.Equal(q.From) && h.m.room(q) >= q.N {
+	if most != wantMost && !q.Until.Equal(q.From) && h.m.room(q) >= q.N && h.tab.cl == nil {
 		h.tb.Fatalf("EarliestFit(%+v) = %v %v: most %d, want exactly %d", p, fit, ok, most, wantMost)
 	}
 }
