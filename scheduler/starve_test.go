@@ -96,15 +96,7 @@ func TestSortStarved(t *testing.T) {
 			xs = slices.Insert(slices.Delete(xs, i, i+1), j, x)
 		}
 		want := slices.Clone(xs)
-		slices.SortStableFunc(want, func(a, b starvedAt) int {
-			switch {
-			case a.less(b):
-				return -1
-			case b.less(a):
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(want, starvedAt.compare)
 		got := slices.Clone(xs)
 		sortStarved(got)
 		if !slices.Equal(got, want) {

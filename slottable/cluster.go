@@ -249,11 +249,7 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 		return out
 	}
 	var ub, hb [4]int64
-	u, raisedTh := ub[:0], hb[:0]
-	if p.dims > len(ub) {
-		u, raisedTh = make([]int64, p.dims), make([]int64, p.dims)
-	}
-	u, raisedTh = u[:p.dims], raisedTh[:p.dims]
+	u, raisedTh := twoVecs(p.dims, &ub, &hb)
 	for k := range raisedTh {
 		raisedTh[k] = lim[k] + extra[k]
 	}
@@ -396,11 +392,7 @@ func (t *Table) clusterStarts(q *Query, lease uint64, own bool, from, last, d in
 		return out
 	}
 	var lb, eb [4]int64
-	lim, extra := lb[:0], eb[:0]
-	if p.dims > len(lb) {
-		lim, extra = make([]int64, p.dims), make([]int64, p.dims)
-	}
-	lim, extra = lim[:p.dims], extra[:p.dims]
+	lim, extra := twoVecs(p.dims, &lb, &eb)
 	for k := range lim {
 		var per int64
 		if k < len(q.Per) {
@@ -507,4 +499,13 @@ func (t *Table) checkCluster() error {
 		}
 	}
 	return nil
+}
+
+// twoVecs returns two zero vectors of dims values, in a's and b's room
+// when it suffices (the walks' vectors, kept off the heap).
+func twoVecs(dims int, a, b *[4]int64) ([]int64, []int64) {
+	if dims > len(a) {
+		return make([]int64, dims), make([]int64, dims)
+	}
+	return a[:dims], b[:dims]
 }
