@@ -37,6 +37,7 @@ type clusterProfile struct {
 	firsts []int64 // each block's first time
 	blocks []usageBlock
 	fen    []int64 // 1-based Fenwick tree over the blocks' sums, dims values a node
+	stale  []int   // the blocks made stale since the last refresh (or reindex)
 }
 
 // usageBlock is a run of the profile's change points.
@@ -45,10 +46,10 @@ type usageBlock struct {
 	d      []int64 // deltas, dims values a time
 	sum    []int64 // the sum of the deltas
 	lo, hi []int64 // the least and the greatest sum of a non-empty prefix, unless stale
-	// stale says lo and hi are to be worked out again: the profile
-	// changes 6.5 times between two questions under --energy gesp on 512
-	// hosts, often in the same block, and a question reads only the
-	// blocks before its end.
+	// stale says lo and hi are to be worked out again (refresh): the
+	// profile changes 6.5 times between two questions under --energy gesp
+	// on 512 hosts, often in the same block. A read does not work them
+	// out (concurrent reads of a table are allowed): it walks the block.
 	stale bool
 }
 
@@ -56,7 +57,7 @@ type usageBlock struct {
 // twice that.
 const usageBlockLen = 16
 
-// noRun marks clusterProfile.mayFit's run as not begun.
+// noRun marks goodStarts' run of room as not begun.
 const noRun = math.MinInt64
 
 // newClusterProfile returns the profile of table t's open hosts.
@@ -143,10 +144,9 @@ func (p *clusterProfile) add(key int64, delta []int64, sign int64) {
 		}
 	} else {
 		blk.at = slices.Insert(blk.at, i, key)
-		blk.d = slices.Insert(blk.d, i*dims, make([]int64, dims)...)
-		d := blk.d[i*dims : (i+1)*dims]
-		for k := range d {
-			d[k] = sign * delta[k]
+		blk.d = slices.Insert(blk.d, i*dims, delta...) // its place, then its value
+		for k, x := range delta {
+			blk.d[i*dims+k] = sign * x
 		}
 	}
 	switch {
@@ -167,7 +167,10 @@ func (p *clusterProfile) add(key int64, delta []int64, sign int64) {
 		for k := range blk.sum {
 			blk.sum[k] += sign * delta[k]
 		}
-		blk.stale = true
+		if !blk.stale {
+			blk.stale = true
+			p.stale = append(p.stale, b)
+		}
 		p.firsts[b] = blk.at[0]
 		for j := b + 1; j < len(p.fen)/dims; j += j & -j {
 			f := p.fen[j*dims : (j+1)*dims]
@@ -199,13 +202,29 @@ func (b *usageBlock) summarize(dims int) {
 	b.stale = false
 }
 
-// reindex rewrites the blocks' first times and the Fenwick tree.
+// refresh works out the prefix sums of the blocks made stale since the
+// last refresh: before a memo's question, which writes to the table too.
+func (p *clusterProfile) refresh() {
+	for _, b := range p.stale {
+		if blk := &p.blocks[b]; blk.stale {
+			blk.summarize(p.dims)
+		}
+	}
+	p.stale = p.stale[:0]
+}
+
+// reindex rewrites the blocks' first times and the Fenwick tree (and the
+// stale blocks' prefix sums: their places moved).
 func (p *clusterProfile) reindex() {
 	dims := p.dims
 	p.firsts = p.firsts[:0]
-	for _, b := range p.blocks {
-		p.firsts = append(p.firsts, b.at[0])
+	for i := range p.blocks {
+		if b := &p.blocks[i]; b.stale {
+			b.summarize(dims)
+		}
+		p.firsts = append(p.firsts, p.blocks[i].at[0])
 	}
+	p.stale = p.stale[:0]
 	n := len(p.blocks)
 	p.fen = slices.Grow(p.fen[:0], (n+1)*dims)[:(n+1)*dims]
 	clear(p.fen)
@@ -356,10 +375,10 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 // usage before the block being u and the thresholds th over the whole
 // block: outside a run, when every prefix of the block leaves some
 // dimension over its threshold (no run begins inside); inside one, when
-// none does (the run goes on through it).
+// none does (the run goes on through it). Not a stale block.
 func (p *clusterProfile) skips(blk *usageBlock, u []int64, inRun bool, th []int64) bool {
 	if blk.stale {
-		blk.summarize(p.dims)
+		return false
 	}
 	if !inRun {
 		for k := range u {

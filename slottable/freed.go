@@ -417,6 +417,9 @@ func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, until, d i
 	}
 	// The starts the open hosts' usage added up leaves room at, then
 	// those among them that freed capacity may have opened.
+	if t.cl != nil {
+		t.cl.refresh()
+	}
 	var cs [][2]int64
 	var room [maxClusterRanges][2]int64
 	if rs := t.clusterStarts(&q, lease, own, from, min(m.start-1, until), d, maxClusterRanges, room[:0]); len(rs) > 0 {

@@ -327,8 +327,13 @@ func TestScaleCheck(t *testing.T) {
 func TestConcurrentReads(t *testing.T) {
 	g := gen{r: rand.New(rand.NewPCG(5, 5)), dims: 2, n: 3, unit: time.Second}
 	h := newHarness(t, nil, g.caps())
+	h.tab.TrackFreed(true)  // the open hosts' usage added up too, its blocks not worked out (cluster.go)
+	h.tab.SetChecking(true) // within capacity, so that the profile is read
 	for range 200 {
 		h.add(g.reservation())
+	}
+	if h.tab.cl.nOver > 0 || len(h.tab.cl.stale) == 0 {
+		t.Fatalf("%d hosts over capacity, %d blocks not worked out: the profile is not read as it should be", h.tab.cl.nOver, len(h.tab.cl.stale))
 	}
 	probes := make([]probe, 64)
 	for i := range probes {
@@ -342,6 +347,7 @@ func TestConcurrentReads(t *testing.T) {
 				h.tab.Used(p.host, p.from, p.to)
 				h.tab.FitCount(p.host, p.from, p.to, p.per, p.ignore())
 				h.tab.EarliestFit(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from, Ignore: p.ignore()})
+				h.tab.EarliestFit(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from}) // from the profile's first start
 				// May it start at from? (the shared room at that instant: instant.go)
 				h.tab.EarliestFit(Query{N: p.n, Per: p.per, Duration: p.dur, From: p.from, Until: p.from})
 				h.tab.ReservationsOn(p.host, p.from, p.to)
