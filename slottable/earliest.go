@@ -59,13 +59,10 @@ func (t *Table) earliestFit(q Query) (fit Fit, found bool, most int) {
 	}
 	// The sweep begins where the open hosts' usage added up first leaves
 	// room (cluster.go); the most before it is then only a bound.
-	skipped := false
 	if a, ok := t.clusterFrom(&q, from, until); !ok {
 		return Fit{}, false, q.N - 1
 	} else if a > from {
-		q.From, from, skipped = fromNS(a, q.From.Location()), a, true
-	}
-	if skipped {
+		q.From, from = fromNS(a, q.From.Location()), a
 		defer func() { most = q.N - 1 }()
 	}
 	s := getSweep(t, &q)
