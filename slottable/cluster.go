@@ -81,7 +81,12 @@ func (p *clusterProfile) openHost(t *Table, h HostID, sign int64) {
 	if p.over[h] {
 		p.nOver += int(sign)
 	}
-	t.cp[h].each(func(key int64, delta []int64) { p.add(key, delta, sign) })
+	tree := &t.cp[h]
+	var buf [4]int64
+	for it := tree.seek(negInf, t.usageRoom(&buf)); it.n >= 0; { // every change point: none is at negInf
+		key := tree.key(it)
+		p.add(key, tree.step(&it), sign)
+	}
 }
 
 // noteHost notes whether host h's peak usage is over its capacity, after
@@ -268,7 +273,7 @@ func (p *clusterProfile) goodStarts(from, last, d int64, lim, extra []int64, rai
 		return out
 	}
 	var ub, hb [4]int64
-	u, raisedTh := twoVecs(p.dims, &ub, &hb)
+	u, raisedTh := vecIn(&ub, p.dims), vecIn(&hb, p.dims)
 	for k := range raisedTh {
 		raisedTh[k] = lim[k] + extra[k]
 	}
@@ -398,11 +403,12 @@ func (p *clusterProfile) skips(blk *usageBlock, u []int64, inRun bool, th []int6
 
 // clusterStarts appends to out the ranges of starts in [from, last] at
 // which q (for d) may fit as far as the open hosts' usage added up tells
-// (goodStarts, at most most ranges); none fits outside them. With own, the lease's own
-// reservations are left out: from the first of them on, all they hold is
-// counted free. The whole of [from, last] when the table keeps no such
+// (goodStarts, at most most ranges); none fits outside them. With held
+// (not nil), what the asking lease's own reservations hold together
+// (ownHeld), left out by q, counts as free from ownFrom, the first of
+// them, on. The whole of [from, last] when the table keeps no such
 // profile, or while an open host is over its capacity.
-func (t *Table) clusterStarts(q *Query, lease uint64, own bool, from, last, d int64, most int, out [][2]int64) [][2]int64 {
+func (t *Table) clusterStarts(q *Query, ownFrom int64, held []int64, from, last, d int64, most int, out [][2]int64) [][2]int64 {
 	p := t.cl
 	if p == nil || p.nOver > 0 {
 		if from <= last {
@@ -410,8 +416,8 @@ func (t *Table) clusterStarts(q *Query, lease uint64, own bool, from, last, d in
 		}
 		return out
 	}
-	var lb, eb [4]int64
-	lim, extra := twoVecs(p.dims, &lb, &eb)
+	var lb [4]int64
+	lim := vecIn(&lb, p.dims)
 	for k := range lim {
 		var per int64
 		if k < len(q.Per) {
@@ -422,17 +428,11 @@ func (t *Table) clusterStarts(q *Query, lease uint64, own bool, from, last, d in
 			lim[k] = p.capy[k] - int64(q.N)*per
 		}
 	}
-	raiseAt := int64(posInf)
-	if own {
-		for _, id := range t.resOf(lease) {
-			slot, _ := t.byID.get(id)
-			raiseAt = min(raiseAt, t.it.nodes[slot].start)
-			for k, x := range t.rs[slot].Res {
-				extra[k] += x
-			}
-		}
+	if held == nil {
+		var hb [4]int64
+		held, ownFrom = vecIn(&hb, p.dims), posInf
 	}
-	return p.goodStarts(from, last, d, lim, extra, raiseAt, most, out)
+	return p.goodStarts(from, last, d, lim, held, ownFrom, most, out)
 }
 
 // intersectRanges returns the starts that both a and b hold (each in
@@ -461,7 +461,7 @@ func (t *Table) clusterFrom(q *Query, from, until int64) (int64, bool) {
 		return from, true
 	}
 	var one [1][2]int64
-	rs := t.clusterStarts(q, 0, false, from, until, max(int64(q.Duration), 1), 1, one[:0])
+	rs := t.clusterStarts(q, posInf, nil, from, until, max(int64(q.Duration), 1), 1, one[:0])
 	if len(rs) == 0 {
 		return 0, false
 	}
@@ -518,13 +518,4 @@ func (t *Table) checkCluster() error {
 		}
 	}
 	return nil
-}
-
-// twoVecs returns two zero vectors of dims values, in a's and b's room
-// when it suffices (the walks' vectors, kept off the heap).
-func twoVecs(dims int, a, b *[4]int64) ([]int64, []int64) {
-	if dims > len(a) {
-		return make([]int64, dims), make([]int64, dims)
-	}
-	return a[:dims], b[:dims]
 }

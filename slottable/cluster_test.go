@@ -89,7 +89,12 @@ func TestClusterStarts(t *testing.T) {
 			if gotOK != wantOK || !gotFit.Start.Equal(wantFit.Start) || !slices.Equal(gotFit.Counts, wantFit.Counts) {
 				t.Fatalf("seed %d step %d: EarliestFit(%+v) = %v %v, without the profile %v %v", seed, step, eq, gotFit, gotOK, wantFit, wantOK)
 			}
-			got := tab.clusterStarts(&q, own, withOwn, from, last, d, maxClusterRanges, nil)
+			ownFrom, held := int64(posInf), []int64(nil)
+			if withOwn {
+				held = make([]int64, 2)
+				ownFrom = tab.ownHeld(own, held)
+			}
+			got := tab.clusterStarts(&q, ownFrom, held, from, last, d, maxClusterRanges, nil)
 			in := func(s int64) bool {
 				for _, g := range got {
 					if g[0] <= s && s <= g[1] {

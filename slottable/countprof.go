@@ -171,11 +171,15 @@ func (t *Table) makeCountProfile(h HostID, ver uint64, per []int64, old *countPr
 
 // usageRoom returns a zeroed usage vector of the table's dimensions in
 // buf when they fit there (the caller's stack), else in new memory.
-func (t *Table) usageRoom(buf *[4]int64) []int64 {
-	if t.Dims() > len(buf) {
-		return make([]int64, t.Dims())
+func (t *Table) usageRoom(buf *[4]int64) []int64 { return vecIn(buf, t.Dims()) }
+
+// vecIn returns a zero vector of dims values, in buf's room when it
+// suffices (buf unused before).
+func vecIn(buf *[4]int64, dims int) []int64 {
+	if dims > len(buf) {
+		return make([]int64, dims)
 	}
-	return buf[:t.Dims()]
+	return buf[:dims]
 }
 
 // withinCapacity reports whether used is at most capacity in every

@@ -528,17 +528,3 @@ func (p *cpTree) step(it *cpIter) []int64 {
 	}
 	return d
 }
-
-// each calls fn with every change point in key order: its key and its
-// delta (aliasing the tree).
-func (p *cpTree) each(fn func(key int64, delta []int64)) {
-	n := p.root
-	for n >= 0 && !p.nodes[n].leaf {
-		n = p.nodes[n].kids[0]
-	}
-	for ; n >= 0; n = p.nodes[n].next {
-		for e := int32(0); e < p.nodes[n].cnt; e++ {
-			fn(p.nodes[n].keys[e], p.leafDelta(n, e))
-		}
-	}
-}

@@ -412,8 +412,11 @@ func (t *Table) earliestFitMemo(q Query, lease uint64, m *FitMemo, own bool) (Fi
 // that answer holds again as it was: same says so.
 func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, until, d int64, own bool) (fit Fit, ok, same bool) {
 	lim := int64(posInf)
+	var hb [4]int64
+	var held []int64 // what the lease's own reservations hold, with own
 	if own {
-		lim = t.ownStart(lease)
+		held = t.usageRoom(&hb)
+		lim = t.ownHeld(lease, held)
 	}
 	// The starts the open hosts' usage added up leaves room at, then
 	// those among them that freed capacity may have opened.
@@ -422,7 +425,7 @@ func (t *Table) fitAfterMemo(q Query, lease uint64, m *FitMemo, from, until, d i
 	}
 	var cs [][2]int64
 	var room [maxClusterRanges][2]int64
-	if rs := t.clusterStarts(&q, lease, own, from, min(m.start-1, until), d, maxClusterRanges, room[:0]); len(rs) > 0 {
+	if rs := t.clusterStarts(&q, lim, held, from, min(m.start-1, until), d, maxClusterRanges, room[:0]); len(rs) > 0 {
 		cs = t.freedStarts(q, lease, m.mark, rs[0][0], rs[len(rs)-1][1], d, lim)
 		cs = intersectRanges(cs, rs, nil)
 	}

@@ -256,11 +256,20 @@ func (t *Table) noteFailed(q *Query, d, a, b int64, most int) {
 
 // ownStart is the earliest start of lease's reservations in the table
 // (posInf when it has none).
-func (t *Table) ownStart(lease uint64) int64 {
+func (t *Table) ownStart(lease uint64) int64 { return t.ownHeld(lease, nil) }
+
+// ownHeld is ownStart, adding to held (when not nil) what lease's
+// reservations hold, all of them together.
+func (t *Table) ownHeld(lease uint64, held []int64) int64 {
 	s := int64(posInf)
 	for _, id := range t.resOf(lease) {
 		slot, _ := t.byID.get(id)
 		s = min(s, t.it.nodes[slot].start)
+		if held != nil {
+			for k, x := range t.rs[slot].Res {
+				held[k] += x
+			}
+		}
 	}
 	return s
 }
