@@ -33,19 +33,22 @@ func (c *Controller) consolidate(now time.Time, k int, idleOff []string, keep ma
 		skip[n] = true
 	}
 	var cands []energy.HostLeases
+	held := map[slottable.HostID][]scheduler.LeaseID{} // the candidates' leases
 	for _, host := range s.Table().Hosts() {
 		id, name := host.ID, host.Name
-		if skip[name] || keep[id] || s.Evacuating(id) || !s.HostEnabled(id) || !c.mayOff(id) || !s.Movable(id, now) {
+		if skip[name] || keep[id] || s.Evacuating(id) || !s.HostEnabled(id) || !c.mayOff(id) {
 			continue
 		}
-		if n := len(s.LeasesOn(id, now)); n > 0 {
-			cands = append(cands, energy.HostLeases{Host: name, Leases: n})
+		if ids := s.LeasesOn(id, now); len(ids) > 0 && s.MovableHolding(id, now, ids) {
+			cands = append(cands, energy.HostLeases{Host: name, Leases: len(ids)})
+			held[id] = ids
 		}
 	}
 	if len(cands) == 0 {
 		return nil
 	}
 	room := c.roomMap(now)
+	order := slices.Sorted(maps.Keys(room)) // in host order: a run is reproducible
 	var chosen []slottable.HostID
 	for _, name := range energy.FewestLeases(cands, len(cands)) {
 		if len(chosen) == k {
@@ -55,7 +58,7 @@ func (c *Controller) consolidate(now time.Time, k int, idleOff []string, keep ma
 		if !ok {
 			continue
 		}
-		if c.fitsElsewhere(now, h, room) {
+		if c.fitsElsewhere(now, h, held[h], room, order) {
 			chosen = append(chosen, h)
 			delete(room, h)
 		}
@@ -110,13 +113,14 @@ func (c *Controller) roomMap(now time.Time) map[slottable.HostID]*room {
 	return out
 }
 
-// fitsElsewhere reports whether the leases running on h fit in the room of
-// the other hosts, and if so takes that room.
-func (c *Controller) fitsElsewhere(now time.Time, h slottable.HostID, rooms map[slottable.HostID]*room) bool {
+// fitsElsewhere reports whether leases, those on h (LeasesOn), fit in the
+// room of the other hosts, tried in order (the rooms' hosts, sorted; those
+// no longer in rooms passed over), and if so takes that room.
+func (c *Controller) fitsElsewhere(now time.Time, h slottable.HostID, leases []scheduler.LeaseID, rooms map[slottable.HostID]*room, order []slottable.HostID) bool {
 	s := c.s
 	o := s.Config().Overheads
 	taken := map[slottable.HostID]slottable.Resources{}
-	for _, id := range s.LeasesOn(h, now) {
+	for _, id := range leases {
 		l := s.Lease(id)
 		plan := l.Plan()
 		if len(plan) == 0 {
@@ -131,9 +135,9 @@ func (c *Controller) fitsElsewhere(now time.Time, h slottable.HostID, rooms map[
 		}
 		per := l.Per()
 		need := l.Req.VMs
-		for _, other := range slices.Sorted(maps.Keys(rooms)) { // in host order: a run is reproducible
-			r := rooms[other]
-			if other == h || r.until.Before(end) {
+		for _, other := range order {
+			r, ok := rooms[other]
+			if !ok || other == h || r.until.Before(end) {
 				continue
 			}
 			for need > 0 && fits(sub(r.free, taken[other]), per) {

@@ -2,6 +2,8 @@ package energyctl
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,7 +41,7 @@ func TestFitsElsewhereInHostOrder(t *testing.T) {
 		for h := slottable.HostID(1); h < 4; h++ {
 			rooms[h] = &room{free: slottable.Resources{100, 1024}, until: scheduler.PowerForever}
 		}
-		if !c.fitsElsewhere(now, 0, rooms) {
+		if !c.fitsElsewhere(now, 0, s.LeasesOn(0, now), rooms, slices.Sorted(maps.Keys(rooms))) {
 			t.Fatal("lease 1 does not fit elsewhere")
 		}
 		for h := slottable.HostID(1); h < 4; h++ {

@@ -2,7 +2,7 @@ package scheduler
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/bora-sched/bora/slottable"
@@ -89,11 +89,10 @@ func (s *Scheduler) evacuation(now time.Time, h slottable.HostID) ([]*victim, []
 		if l == nil || leavesOnly(l) {
 			continue
 		}
-		running, notBegun := l.preemptionState()
-		if !s.rule.Preemptable(l) || (!running && !notBegun) {
+		if !s.evacuable(l) {
 			return nil, nil, fmt.Errorf("host %d: lease %d (%s, %s, %s): %w", h, id, l.Req.Origin, l.Req.Class, l.State, ErrNotEvacuable)
 		}
-		if notBegun {
+		if _, notBegun := l.preemptionState(); notBegun {
 			unplan = append(unplan, l)
 			continue
 		}
@@ -129,16 +128,14 @@ func leavesOnly(l *Lease) bool {
 // leasesOn returns the leases with a reservation on host h from now on,
 // by ID (power reservations, lease 0, excluded).
 func (s *Scheduler) leasesOn(h slottable.HostID, now time.Time) []LeaseID {
-	seen := map[LeaseID]bool{}
 	var out []LeaseID
-	for _, r := range s.table.ReservationsOn(h, now, PowerForever) {
-		if r.Lease != 0 && !seen[r.Lease] {
-			seen[r.Lease] = true
+	s.table.EachOverlappingOn(h, now, PowerForever, func(r slottable.Reservation) {
+		if r.Lease != 0 {
 			out = append(out, r.Lease)
 		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	})
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // LeasesOn returns the leases with a reservation on host h from now on,
@@ -148,9 +145,28 @@ func (s *Scheduler) LeasesOn(h slottable.HostID, now time.Time) []LeaseID { retu
 // Movable reports whether Evacuate would accept host h at now: it is on
 // and holds only leases it can move (or none).
 func (s *Scheduler) Movable(h slottable.HostID, now time.Time) bool {
+	return s.MovableHolding(h, now, s.leasesOn(h, now))
+}
+
+// MovableHolding is Movable for a caller that has h's leases from
+// LeasesOn(h, now) already (the energy controller asks about every host
+// it might empty).
+func (s *Scheduler) MovableHolding(h slottable.HostID, now time.Time, leases []LeaseID) bool {
 	if s.PowerState(h, now) != PowerOn {
 		return false
 	}
-	_, _, err := s.evacuation(now, h)
-	return err == nil
+	// evacuation's test alone: its moves are not needed to know.
+	for _, id := range leases {
+		if l := s.leases.get(id); l != nil && !leavesOnly(l) && !s.evacuable(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// evacuable reports whether evacuation can move or unplan l: the rule
+// lets it be preempted and it runs, or is queued and has not begun.
+func (s *Scheduler) evacuable(l *Lease) bool {
+	running, notBegun := l.preemptionState()
+	return s.rule.Preemptable(l) && (running || notBegun)
 }

@@ -300,3 +300,40 @@ func TestBootsForgottenOnceOn(t *testing.T) {
 		t.Errorf("saved power cycles %+v, want none", st.Power)
 	}
 }
+
+// TestMovable: Movable says what Evacuate would do without doing it. Five
+// hosts: a local advance reservation L holds h0 from 2 h; A, B, C and D
+// (external, one host each, 61, 62, 63 and 180 min) run on h0-h3 from 0;
+// E (1 h), queued, waits for B's end on h1 (after A's end on h0 it would
+// run into L); h4 is off. At 600 s, h0 cannot be emptied (L), h1 (B
+// running, E not begun), h2 and h3 can, h4 cannot (not on).
+func TestMovable(t *testing.T) {
+	s := smallCluster(t, 5)
+	s.SetPowerTimes(2*time.Minute, time.Minute)
+	if err := s.PowerOff(t0, 4); err != nil {
+		t.Fatal(err)
+	}
+	s.Submit(t0, Request{Name: "L", Kind: AdvanceReservation, Start: 2 * time.Hour, VMs: 1, CPU: 100, Memory: 1024,
+		Duration: time.Hour, Class: NonPreemptable, Origin: Local})
+	for i, n := range []string{"A", "B", "C"} {
+		s.Submit(t0, be(n, time.Hour+time.Duration(i+1)*time.Minute))
+	}
+	s.Submit(t0, be("D", 3*time.Hour))
+	e, _ := s.Submit(t0, be("E", time.Hour))
+	now := at(600)
+	play(s, now, nil)
+	if e.State != Scheduled || e.plan[0].hosts[0] != 1 || e.PlannedStart() != at(3720) {
+		t.Fatalf("E %s at %v on %v; want scheduled at 3720 s on h1", e.State, e.PlannedStart().Sub(t0), e.plan[0].hosts)
+	}
+	want := []bool{false, true, true, true, false}
+	for h := range slottable.HostID(5) {
+		_, _, err := s.evacuation(now, h)
+		evac := err == nil && s.PowerState(h, now) == PowerOn
+		if got := s.Movable(h, now); got != want[h] || got != evac {
+			t.Errorf("h%d: Movable %v, want %v (evacuation: %v)", h, got, want[h], err)
+		}
+	}
+	if ids := s.LeasesOn(1, now); len(ids) != 2 || ids[0] != 3 || ids[1] != e.ID {
+		t.Errorf("leases on h1: %v, want [3 %d]", ids, e.ID)
+	}
+}
