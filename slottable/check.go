@@ -78,14 +78,13 @@ func (t *Table) checkReservations() error {
 	}
 	inLease := 0
 	var wrong error
-	t.lease.Range(func(l uint64, ids []ResID) {
-		for _, id := range ids {
-			s, ok := t.byID.get(id)
-			if wrong == nil && (!ok || t.rs[s].Lease != l) {
-				wrong = corrupt("lease %d lists reservation %d wrongly", l, id)
+	t.lease.Range(func(l uint64, slots []int32) {
+		for _, s := range slots {
+			if wrong == nil && (s < 0 || int(s) >= len(t.rs) || t.rs[s].ID == 0 || t.rs[s].Lease != l) {
+				wrong = corrupt("lease %d lists slot %d wrongly", l, s)
 			}
 		}
-		inLease += len(ids)
+		inLease += len(slots)
 	})
 	if wrong != nil {
 		return wrong

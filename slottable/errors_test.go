@@ -88,7 +88,8 @@ var errorCases = []struct {
 		return tab.Check()
 	}, ErrCorrupt},
 	{"Check corrupt lease index", func(tab *Table, ids [5]ResID) error {
-		tab.lease.Set(42, append(tab.resOf(42), ids[1]))
+		slot, _ := tab.byID.get(ids[1])
+		tab.lease.Set(42, append(tab.slotsOf(42), slot))
 		return tab.Check()
 	}, ErrCorrupt},
 }

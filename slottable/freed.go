@@ -137,6 +137,7 @@ func (t *Table) ForgetFreed(mark uint64) {
 		}
 	}
 	f.ents = slices.Delete(f.ents, 0, n)
+	f.byKey.shrink()
 	f.forgetBlocks(mark)
 	f.forgetRaised(mark)
 	f.base = mark
@@ -286,7 +287,7 @@ func (t *Table) Holds(m *FitMemo) bool {
 // fit too; one that finds none leaves the memo as it was. (A query whose
 // Until is its From, may it start now, neither reads nor writes it.)
 func (t *Table) EarliestFitMemo(q Query, lease uint64, m *FitMemo) (Fit, bool) {
-	if len(t.resOf(lease)) > 0 {
+	if len(t.slotsOf(lease)) > 0 {
 		return t.EarliestFit(q)
 	}
 	return t.earliestFitMemo(q, lease, m, false)
@@ -324,19 +325,15 @@ var withoutBufs = sync.Pool{New: func() any { return new(withoutBuf) }}
 // and the hosts and slots that hold them, in b's room), and whether it
 // has any.
 func (t *Table) withoutQuery(q Query, lease uint64, b *withoutBuf) (Query, bool) {
-	ids := t.resOf(lease)
-	own := len(ids) > 0
+	slots := t.slotsOf(lease)
+	own := len(slots) > 0
 	if own {
 		if b.ignore == nil {
 			b.ignore = func(r Reservation) bool { return r.Lease == b.lease }
 		}
 		b.lease, q.Ignore = lease, b.ignore
-		n := len(ids)
-		q.ignoreOn, q.ignoreSlots = slices.Grow(b.on[:0], n)[:n], slices.Grow(b.slots[:0], n)
-		for _, id := range ids {
-			slot, _ := t.byID.get(id)
-			q.ignoreSlots = append(q.ignoreSlots, slot)
-		}
+		n := len(slots)
+		q.ignoreOn, q.ignoreSlots = slices.Grow(b.on[:0], n)[:n], append(b.slots[:0], slots...)
 		// By host, then slot; a plan reserved host after host often is
 		// in that order already (checked reading each host once).
 		sorted := true
@@ -493,10 +490,7 @@ func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) 
 	if own {
 		mine = slices.Clone(q.ignoreSlots)
 		if mine == nil {
-			for _, id := range t.resOf(lease) {
-				slot, _ := t.byID.get(id)
-				mine = append(mine, slot)
-			}
+			mine = append(mine, t.slotsOf(lease)...)
 		}
 		slices.SortFunc(mine, func(a, b int32) int { return cmp.Compare(t.rs[a].Host, t.rs[b].Host) })
 	}

@@ -41,6 +41,9 @@ func TestFreedKeysAgainstMap(t *testing.T) {
 					t.Fatalf("seed %d step %d: takeBefore(%v, %d) = %d %v, map %d %v", seed, step, k, limit, got, gok, want, wok)
 				}
 			}
+			if step%97 == 0 {
+				x.shrink() // ForgetFreed's, after takings
+			}
 			q := key()
 			got, gok := lookup(&x, q)
 			want, wok := m[q]
@@ -55,6 +58,51 @@ func TestFreedKeysAgainstMap(t *testing.T) {
 			if got, ok := lookup(&x, k); !ok || got != want {
 				t.Fatalf("seed %d: lookup(%v) = %d %v at the end, map %d", seed, k, got, ok, want)
 			}
+		}
+	}
+}
+
+// TestFreedKeysShrink: 5,000 keys, all but 100 taken: shrink leaves 512
+// slots (a quarter full at most) holding the 100, the others gone; a
+// shrink with more than a sixteenth full changes nothing; the keys set
+// after it grow the room again.
+func TestFreedKeysShrink(t *testing.T) {
+	var x freedKeys
+	k := func(i int) freedKey { return freedKey{lease: uint64(i), host: HostID(i % 7), s: int64(i), e: int64(i) + 10} }
+	for i := range 5000 {
+		x.set(k(i), uint64(i))
+	}
+	for i := 100; i < 5000; i++ {
+		if _, ok := x.takeBefore(k(i), ^uint64(0)); !ok {
+			t.Fatalf("key %d not taken", i)
+		}
+	}
+	if len(x.slots) != 8192 {
+		t.Fatalf("%d slots before shrinking, want 8192", len(x.slots))
+	}
+	x.shrink()
+	if len(x.slots) != 512 || x.len() != 100 {
+		t.Fatalf("after shrinking: %d slots, %d keys; want 512, 100", len(x.slots), x.len())
+	}
+	x.shrink()
+	if len(x.slots) != 512 {
+		t.Fatalf("a second shrink: %d slots, want 512", len(x.slots))
+	}
+	for i := range 5000 {
+		seq, ok := lookup(&x, k(i))
+		if ok != (i < 100) || ok && seq != uint64(i) {
+			t.Fatalf("key %d after shrinking: %d %v", i, seq, ok)
+		}
+	}
+	for i := 5000; i < 6000; i++ {
+		x.set(k(i), uint64(i))
+	}
+	if x.len() != 1100 || len(x.slots) != 2048 {
+		t.Fatalf("after 1,000 more: %d keys in %d slots; want 1100 in 2048", x.len(), len(x.slots))
+	}
+	for i := 5000; i < 6000; i++ {
+		if seq, ok := lookup(&x, k(i)); !ok || seq != uint64(i) {
+			t.Fatalf("key %d: %d %v", i, seq, ok)
 		}
 	}
 }

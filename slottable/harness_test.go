@@ -289,3 +289,13 @@ func TestHarnessCatchesDivergence(t *testing.T) {
 		t.Fatalf("model-only reservation: recorded %q", rec.fails)
 	}
 }
+
+// resOf returns the IDs of lease's reservations, in the table's order of
+// its list (slotsOf).
+func (t *Table) resOf(lease uint64) []ResID {
+	var ids []ResID
+	for _, slot := range t.slotsOf(lease) {
+		ids = append(ids, t.rs[slot].ID)
+	}
+	return ids
+}

@@ -262,8 +262,7 @@ func (t *Table) ownStart(lease uint64) int64 { return t.ownHeld(lease, nil) }
 // reservations hold, all of them together.
 func (t *Table) ownHeld(lease uint64, held []int64) int64 {
 	s := int64(posInf)
-	for _, id := range t.resOf(lease) {
-		slot, _ := t.byID.get(id)
+	for _, slot := range t.slotsOf(lease) {
 		s = min(s, t.it.nodes[slot].start)
 		if held != nil {
 			for k, x := range t.rs[slot].Res {

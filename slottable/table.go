@@ -35,7 +35,7 @@ type Table struct {
 	it     itree         // each slot's interval, each host's interval tree
 	free   []int32       // free slots
 	byID   idIndex
-	lease  idmap.Map[[]ResID] // a lease's reservations, by lease ID
+	lease  idmap.Map[[]int32] // the slots of a lease's reservations, by lease ID
 
 	nextID   ResID
 	checking bool
@@ -53,7 +53,7 @@ type Table struct {
 	// spareIDs are emptied lists of a lease's reservations, for the next
 	// lease's (a plan dropped and made again would otherwise grow its
 	// list from nothing each time).
-	spareIDs [][]ResID
+	spareIDs [][]int32
 
 	// stamp counts the changes that may change how many VMs fit
 	// somewhere (bump); instant is the room at one instant on the table
@@ -200,12 +200,12 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.it.insert(r.Host, slot)
 	t.applyPair(r.Host, s, e, r.Res, +1)
 	t.byID.set(r.ID, slot)
-	ids := t.resOf(r.Lease)
-	if ids == nil && len(t.spareIDs) > 0 { // a lease's first: in a list given back
-		ids = t.spareIDs[len(t.spareIDs)-1]
+	slots := t.slotsOf(r.Lease)
+	if slots == nil && len(t.spareIDs) > 0 { // a lease's first: in a list given back
+		slots = t.spareIDs[len(t.spareIDs)-1]
 		t.spareIDs = t.spareIDs[:len(t.spareIDs)-1]
 	}
-	t.lease.Set(r.Lease, append(ids, r.ID))
+	t.lease.Set(r.Lease, append(slots, slot))
 	t.absent[slot] = t.raisedNow()
 	var readds uint64
 	if ab, seq, ok := t.readded(&r, s, e); ok {
@@ -315,18 +315,18 @@ func (t *Table) Remove(id ResID) error {
 	t.rs[slot] = Reservation{}
 	t.free = append(t.free, slot)
 	t.byID.del(id)
-	ids := t.resOf(r.Lease)
-	if i := slices.Index(ids, id); i >= 0 {
-		ids[i] = ids[len(ids)-1]
-		ids = ids[:len(ids)-1]
+	slots := t.slotsOf(r.Lease)
+	if i := slices.Index(slots, slot); i >= 0 {
+		slots[i] = slots[len(slots)-1]
+		slots = slots[:len(slots)-1]
 	}
-	if len(ids) == 0 {
+	if len(slots) == 0 {
 		t.lease.Delete(r.Lease)
 		if len(t.spareIDs) < maxSpareIDs {
-			t.spareIDs = append(t.spareIDs, ids)
+			t.spareIDs = append(t.spareIDs, slots)
 		}
 	} else {
-		t.lease.Set(r.Lease, ids)
+		t.lease.Set(r.Lease, slots)
 	}
 	return nil
 }
@@ -345,11 +345,9 @@ func (t *Table) Renumber(id ResID) (ResID, error) {
 
 // RenumberAll is Renumber of each of ids in turn, writing the new IDs over
 // them; on ErrUnknownReservation the ones before the unknown one are
-// renumbered. Renumbering a lease's reservations in the order the table
-// lists them (as they were added) finds each in that list at once.
+// renumbered. (The lease's list of its reservations holds their slots,
+// which stay.)
 func (t *Table) RenumberAll(ids []ResID) error {
-	var list []ResID // the reservations of lease (t.lease), once found
-	lease, next, found := uint64(0), 0, false
 	for k, id := range ids {
 		slot, ok := t.byID.get(id)
 		if !ok {
@@ -372,15 +370,6 @@ func (t *Table) RenumberAll(ids []ResID) error {
 		r.ID = t.nextID
 		t.byID.del(id)
 		t.byID.set(r.ID, slot)
-		if !found || r.Lease != lease {
-			list, lease, next, found = t.resOf(r.Lease), r.Lease, 0, true
-		}
-		i := next
-		if i >= len(list) || list[i] != id {
-			i = slices.Index(list, id)
-		}
-		list[i] = r.ID
-		next = i + 1
 		ids[k] = r.ID
 	}
 	return nil
@@ -460,11 +449,9 @@ func (t *Table) ReservedAs(id ResID, h HostID, start, end time.Time) bool {
 // reservations rather than the cluster's.
 func (t *Table) LeaseOverlaps(lease uint64, from, to time.Time) bool {
 	f, e := toNS(from), toNS(to)
-	for _, id := range t.resOf(lease) {
-		if slot, ok := t.byID.get(id); ok {
-			if n := &t.it.nodes[slot]; n.start < e && n.end > f {
-				return true
-			}
+	for _, slot := range t.slotsOf(lease) {
+		if n := &t.it.nodes[slot]; n.start < e && n.end > f {
+			return true
 		}
 	}
 	return false
@@ -479,11 +466,7 @@ func (t *Table) copyOut(slot int32) Reservation {
 
 // ForLease returns the reservations of a lease, ordered by start then ID.
 func (t *Table) ForLease(lease uint64) []Reservation {
-	ids := t.resOf(lease)
-	slots := make([]int32, len(ids))
-	for i, id := range ids {
-		slots[i], _ = t.byID.get(id)
-	}
+	slots := slices.Clone(t.slotsOf(lease))
 	t.sortSlots(slots)
 	out := make([]Reservation, len(slots))
 	for i, s := range slots {
@@ -536,7 +519,7 @@ func (t *Table) CloneReusing(old *Table) *Table {
 		it:       t.it.cloneInto(o.it),
 		free:     reuse(o.free, t.free),
 		byID:     t.byID.cloneInto(o.byID),
-		lease:    t.lease.CloneInto(o.lease, reuse[[]ResID]),
+		lease:    t.lease.CloneInto(o.lease, reuse[[]int32]),
 		nextID:   t.nextID,
 		checking: t.checking,
 		closed:   reuse(o.closed, t.closed),
@@ -581,8 +564,10 @@ func resize[S ~[]E, E any](s S, n int) S {
 	return s[:n]
 }
 
-// resOf returns the IDs of lease's reservations (nil when it has none).
-func (t *Table) resOf(lease uint64) []ResID {
-	ids, _ := t.lease.Get(lease)
-	return ids
+// slotsOf returns the slots of lease's reservations (nil when it has
+// none): the table's own list, in the order they were added but for
+// removals (the last moves into the place of the one removed).
+func (t *Table) slotsOf(lease uint64) []int32 {
+	slots, _ := t.lease.Get(lease)
+	return slots
 }
