@@ -182,7 +182,7 @@ func (s *Scheduler) keepExact(l *Lease, now time.Time) int {
 		return exactNot
 	}
 	// unplan's gen was counted by deferQueue: build's is left.
-	if !s.relabel(l, l.plan[0].hosts, sp, 1) {
+	if !s.relabel(l, l.plan[0].hosts, sp, 1, false) {
 		return exactNot
 	}
 	l.noteImages() // as planQueued

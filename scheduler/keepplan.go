@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -39,18 +40,22 @@ func (s *Scheduler) keepPlan(l *Lease, now time.Time) bool {
 		return false
 	}
 	var hosts []slottable.HostID
+	known := false
 	if l.kept != 0 && l.fit.Since() == l.kept && l.gen == l.keptGen {
 		// The same fit on the same table there as when the plan was last
 		// kept, and the same plan: the same options, so the mapper's
-		// choice then, which the plan's hosts are.
+		// choice then, which the plan's hosts are. With the same steps,
+		// relabel's comparison then holds still.
 		hosts = l.plan[0].hosts
+		known = slices.Equal(sp, l.keptSteps[:l.keptN])
 	} else {
 		hosts = s.mapper(s.optionsWithout(l, fit), l.Req.VMs)
 	}
-	if !s.relabel(l, hosts, sp, 2) {
+	if !s.relabel(l, hosts, sp, 2, known) {
 		return false
 	}
 	l.kept, l.keptGen = l.fit.Since(), l.gen
+	l.keptN = uint8(copy(l.keptSteps[:], sp)) // more than 4: never equal, never known
 	return true
 }
 
@@ -86,8 +91,11 @@ func (s *Scheduler) startsAlone(l *Lease, start, from time.Time) bool {
 // as it is, giving its reservations the IDs that removing and adding them
 // again would, and moving its gen on by gens (what unplan and build would
 // have done); it reports whether it did (otherwise nothing changed).
-func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, gens uint64) bool {
-	if !s.samePlan(l, l.plan[0].start, hosts, sp) {
+// known says that relabel kept this plan, with these hosts and steps,
+// last time and the plan has not changed since (keepPlan): it was the
+// one build would lay out, and its reservations are in reserve's order.
+func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, gens uint64, known bool) bool {
+	if !known && !s.samePlan(l, l.plan[0].start, hosts, sp) {
 		return false
 	}
 	// Every reservation, checked before anything changes, so that
@@ -99,7 +107,17 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 			}
 		}
 	}
+	if known && s.cfg.CheckInvariants {
+		s.mustBeKnown(l, hosts, sp)
+	}
 	l.gen += gens
+	if known {
+		for i := range l.plan {
+			_ = s.table.RenumberAll(l.plan[i].res) // checked above: each is there
+		}
+		s.push(l, l.plan[0].start)
+		return true
+	}
 	if !slices.Equal(hosts, l.plan[0].hosts) {
 		s.exact = false // the hosts in another order than from scratch (exact.go)
 	}
@@ -129,6 +147,20 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 	}
 	s.push(l, l.plan[0].start)
 	return true
+}
+
+// mustBeKnown panics unless l's plan is what relabel, told it is known,
+// takes it to be: the one build lays out on hosts with steps sp, each
+// phase's reservations in reserve's order.
+func (s *Scheduler) mustBeKnown(l *Lease, hosts []slottable.HostID, sp []stepSpec) {
+	order := appendDistinct(nil, hosts)
+	ok := s.samePlan(l, l.plan[0].start, hosts, sp)
+	for i := range l.plan {
+		ok = ok && slices.Equal(l.plan[i].hosts, hosts) && s.inOrder(&l.plan[i], order)
+	}
+	if !ok {
+		panic(fmt.Sprintf("bora: scheduler invariant broken: lease %d's kept plan is not the one it was kept with", l.ID))
+	}
 }
 
 // inOrder reports whether phase ph holds one reservation on each host of

@@ -295,7 +295,7 @@ func (s *Scheduler) keepLazy(l *Lease, now time.Time, mayReserve bool) bool {
 		}
 	}
 	// unplan's gen was counted by deferQueue: build's is left.
-	if !s.relabel(l, hosts, sp, 1) {
+	if !s.relabel(l, hosts, sp, 1, false) {
 		return false
 	}
 	s.setLazy(l, false)

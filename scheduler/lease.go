@@ -126,6 +126,9 @@ type Lease struct {
 	// keptGen the plan's gen then: while both hold, the mapper's hosts
 	// for that answer are the plan's (keepplan.go).
 	kept, keptGen uint64
+	// keptSteps are the steps (the first keptN) its plan was kept with.
+	keptSteps [4]stepSpec
+	keptN     uint8
 }
 
 // PendingPreemption is a preemption decided for a running lease whose
