@@ -68,7 +68,9 @@ func TestFreedKeysAgainstMap(t *testing.T) {
 // after it grow the room again.
 func TestFreedKeysShrink(t *testing.T) {
 	var x freedKeys
-	k := func(i int) freedKey { return freedKey{lease: uint64(i), host: HostID(i % 7), s: int64(i), e: int64(i) + 10} }
+	k := func(i int) freedKey {
+		return freedKey{lease: uint64(i), host: HostID(i % 7), s: int64(i), e: int64(i) + 10}
+	}
 	for i := range 5000 {
 		x.set(k(i), uint64(i))
 	}
