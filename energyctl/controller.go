@@ -91,7 +91,8 @@ type Controller struct {
 	stats    Stats
 
 	perHost    []int           // hostsFor's scratch space
-	waitingSet map[uint64]bool // externalRoom's scratch space
+	waitingSet map[uint64]bool // externalRoom's: the waiting leases' IDs
+	waitingIDs []uint64        // the same, in the order it was made from
 }
 
 // New returns a controller of s. It does not switch anything: a caller

@@ -28,12 +28,18 @@ func (c *Controller) externalRoom(now time.Time, l *scheduler.Lease, n int, wait
 	for len(per) < s.Table().Dims() {
 		per = append(per, 0)
 	}
-	if c.waitingSet == nil {
-		c.waitingSet = map[uint64]bool{}
-	}
-	clear(c.waitingSet) // kept between ticks: the same few hundred leases
-	for _, w := range waiting {
-		c.waitingSet[uint64(w.ID)] = true
+	if c.waitingSet == nil || !sameLeases(c.waitingIDs, waiting) {
+		// Made again only when the waiting leases changed since the last
+		// tick (a few hundred leases, the same at most ticks).
+		if c.waitingSet == nil {
+			c.waitingSet = map[uint64]bool{}
+		}
+		clear(c.waitingSet)
+		c.waitingIDs = c.waitingIDs[:0]
+		for _, w := range waiting {
+			c.waitingSet[uint64(w.ID)] = true
+			c.waitingIDs = append(c.waitingIDs, uint64(w.ID))
+		}
 	}
 	ignore := func(r slottable.Reservation) bool { return c.waitingSet[r.Lease] }
 	vms := 0
@@ -45,4 +51,17 @@ func (c *Controller) externalRoom(now time.Time, l *scheduler.Lease, n int, wait
 	}
 	perHost := max(1, l.Req.VMs/n)
 	return min(n, min(vms, l.Req.VMs)/perHost)
+}
+
+// sameLeases reports whether ids are the IDs of leases, in order.
+func sameLeases(ids []uint64, leases []*scheduler.Lease) bool {
+	if len(ids) != len(leases) {
+		return false
+	}
+	for i, l := range leases {
+		if ids[i] != uint64(l.ID) {
+			return false
+		}
+	}
+	return true
 }

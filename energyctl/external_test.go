@@ -44,3 +44,43 @@ func TestExternalRoom(t *testing.T) {
 		t.Errorf("room with the reservation %d, want 1", got)
 	}
 }
+
+// TestExternalRoomWaitingChanges: the reservations of the waiting leases
+// are left out of the room, whichever leases wait at each call. Two
+// single-core hosts switched on at t0 (on at 2 min); A (one VM, 1 h) runs
+// on one of them from 2 min, B (two VMs, 1 h) is planned on both after A,
+// C (two VMs, 2 h) after B. For C from 2 min (to past 2 h 2 min), the
+// host A leaves free holds one VM when B's reservations are left out (B
+// waiting), none when they are not (nothing waiting); asked in turn, each
+// answer follows the waiting leases of its call.
+func TestExternalRoomWaitingChanges(t *testing.T) {
+	s := hosts(t, 1, 1)
+	c := New(s, Config{Start: t0})
+	for _, h := range []slottable.HostID{0, 1} {
+		if !c.PowerOn(t0, h, t0) {
+			t.Fatalf("h%d not switched on", h)
+		}
+	}
+	req := func(vms int, d time.Duration) scheduler.Request {
+		return scheduler.Request{Kind: scheduler.BestEffort, Duration: d, VMs: vms, CPU: 100, Memory: 1024,
+			Class: scheduler.Suspendable, Origin: scheduler.External}
+	}
+	var ls []*scheduler.Lease
+	for _, r := range []scheduler.Request{req(1, time.Hour), req(2, time.Hour), req(2, 2*time.Hour)} {
+		l, err := s.Submit(t0, r)
+		if err != nil || l.State != scheduler.Scheduled {
+			t.Fatalf("%v %v", l, err)
+		}
+		ls = append(ls, l)
+	}
+	b, cl := ls[1], ls[2]
+	for i, waiting := range [][]*scheduler.Lease{{b}, nil, {b}, {b}, nil} {
+		want := 0
+		if len(waiting) > 0 {
+			want = 1
+		}
+		if got := c.externalRoom(t0, cl, 2, waiting); got != want {
+			t.Errorf("call %d, %d waiting: room %d, want %d", i, len(waiting), got, want)
+		}
+	}
+}
