@@ -87,6 +87,10 @@ type Scheduler struct {
 	spare *slottable.Table
 	// keepSteps is keepable's room for the steps it returns.
 	keepSteps [4]stepSpec
+	// knownKeeps counts relabel's known cases; under CheckInvariants
+	// every knownCheckEvery-th is checked (mustBeKnown), the first one
+	// included.
+	knownKeeps uint64
 	// hostBufs are relabel's and samePlan's scratch lists of hosts
 	// (keepplan.go), for plans wider than their buffers on the stack.
 	hostBufs  [4][]slottable.HostID
