@@ -39,7 +39,7 @@ func (c *Controller) consolidate(now time.Time, k int, idleOff []string, keep ma
 		if skip[name] || keep[id] || s.Evacuating(id) || !s.HostEnabled(id) || !c.mayOff(id) {
 			continue
 		}
-		if ids := s.LeasesOn(id, now); len(ids) > 0 && s.MovableHolding(id, now, ids) {
+		if ids := s.LeasesOn(id, now); len(ids) > 0 && s.Movable(id, now, ids) {
 			cands = append(cands, energy.HostLeases{Host: name, Leases: len(ids)})
 			held[id] = ids
 		}

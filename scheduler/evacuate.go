@@ -143,15 +143,10 @@ func (s *Scheduler) leasesOn(h slottable.HostID, now time.Time) []LeaseID {
 func (s *Scheduler) LeasesOn(h slottable.HostID, now time.Time) []LeaseID { return s.leasesOn(h, now) }
 
 // Movable reports whether Evacuate would accept host h at now: it is on
-// and holds only leases it can move (or none).
-func (s *Scheduler) Movable(h slottable.HostID, now time.Time) bool {
-	return s.MovableHolding(h, now, s.leasesOn(h, now))
-}
-
-// MovableHolding is Movable for a caller that has h's leases from
-// LeasesOn(h, now) already (the energy controller asks about every host
-// it might empty).
-func (s *Scheduler) MovableHolding(h slottable.HostID, now time.Time, leases []LeaseID) bool {
+// and holds only leases it can move (or none); leases are h's leases,
+// as LeasesOn(h, now) gives them (the energy controller lists them for
+// every host it might empty, and uses them again).
+func (s *Scheduler) Movable(h slottable.HostID, now time.Time, leases []LeaseID) bool {
 	if s.PowerState(h, now) != PowerOn {
 		return false
 	}

@@ -114,13 +114,20 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 		s.knownKeeps++
 	}
 	l.gen += gens
-	if known {
-		for i := range l.plan {
-			_ = s.table.RenumberAll(l.plan[i].res) // checked above: each is there
-		}
-		s.push(l, l.plan[0].start)
-		return true
+	if !known { // known: it is so already
+		s.putInOrder(l, hosts)
 	}
+	for i := range l.plan {
+		_ = s.table.RenumberAll(l.plan[i].res) // checked above: each is there
+	}
+	s.push(l, l.plan[0].start)
+	return true
+}
+
+// putInOrder gives each phase of l's plan the hosts hosts and puts its
+// reservations in reserve's order for them (samePlan has checked that
+// there is one per distinct host).
+func (s *Scheduler) putInOrder(l *Lease, hosts []slottable.HostID) {
 	if !slices.Equal(hosts, l.plan[0].hosts) {
 		s.exact = false // the hosts in another order than from scratch (exact.go)
 	}
@@ -146,10 +153,7 @@ func (s *Scheduler) relabel(l *Lease, hosts []slottable.HostID, sp []stepSpec, g
 			}
 		}
 		ph.hosts = hosts
-		_ = s.table.RenumberAll(ph.res) // checked above: each is there
 	}
-	s.push(l, l.plan[0].start)
-	return true
 }
 
 // knownCheckEvery is how many of relabel's known cases pass between two

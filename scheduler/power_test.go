@@ -329,7 +329,7 @@ func TestMovable(t *testing.T) {
 	for h := range slottable.HostID(5) {
 		_, _, err := s.evacuation(now, h)
 		evac := err == nil && s.PowerState(h, now) == PowerOn
-		if got := s.Movable(h, now); got != want[h] || got != evac {
+		if got := s.Movable(h, now, s.LeasesOn(h, now)); got != want[h] || got != evac {
 			t.Errorf("h%d: Movable %v, want %v (evacuation: %v)", h, got, want[h], err)
 		}
 	}

@@ -488,10 +488,11 @@ func (t *Table) memoTime(qFrom time.Time, from, ns int64) time.Time {
 func (t *Table) fitAt(q Query, at, d int64, lease uint64, own bool) (Fit, bool) {
 	var mine []int32 // the lease's reservations, by host
 	if own {
-		mine = slices.Clone(q.ignoreSlots)
+		mine = q.ignoreSlots
 		if mine == nil {
-			mine = append(mine, t.slotsOf(lease)...)
+			mine = t.slotsOf(lease)
 		}
+		mine = slices.Clone(mine) // sorted below
 		slices.SortFunc(mine, func(a, b int32) int { return cmp.Compare(t.rs[a].Host, t.rs[b].Host) })
 	}
 	used := make([]int64, t.Dims())

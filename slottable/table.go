@@ -50,10 +50,10 @@ type Table struct {
 	// next to be replaced at nextRecent.
 	recent     [4]Resources
 	nextRecent uint8
-	// spareIDs are emptied lists of a lease's reservations, for the next
+	// spareSlots are emptied lists of a lease's reservations, for the next
 	// lease's (a plan dropped and made again would otherwise grow its
 	// list from nothing each time).
-	spareIDs [][]int32
+	spareSlots [][]int32
 
 	// stamp counts the changes that may change how many VMs fit
 	// somewhere (bump); instant is the room at one instant on the table
@@ -62,8 +62,8 @@ type Table struct {
 	instant *instantCell
 }
 
-// maxSpareIDs bounds Table.spareIDs.
-const maxSpareIDs = 64
+// maxSpareSlots bounds Table.spareSlots.
+const maxSpareSlots = 64
 
 // New returns an empty table whose resource dimensions are "cpu",
 // "memory" and then the extra names, in that order.
@@ -201,9 +201,9 @@ func (t *Table) Add(r Reservation) (ResID, error) {
 	t.applyPair(r.Host, s, e, r.Res, +1)
 	t.byID.set(r.ID, slot)
 	slots := t.slotsOf(r.Lease)
-	if slots == nil && len(t.spareIDs) > 0 { // a lease's first: in a list given back
-		slots = t.spareIDs[len(t.spareIDs)-1]
-		t.spareIDs = t.spareIDs[:len(t.spareIDs)-1]
+	if slots == nil && len(t.spareSlots) > 0 { // a lease's first: in a list given back
+		slots = t.spareSlots[len(t.spareSlots)-1]
+		t.spareSlots = t.spareSlots[:len(t.spareSlots)-1]
 	}
 	t.lease.Set(r.Lease, append(slots, slot))
 	t.absent[slot] = t.raisedNow()
@@ -322,8 +322,8 @@ func (t *Table) Remove(id ResID) error {
 	}
 	if len(slots) == 0 {
 		t.lease.Delete(r.Lease)
-		if len(t.spareIDs) < maxSpareIDs {
-			t.spareIDs = append(t.spareIDs, slots)
+		if len(t.spareSlots) < maxSpareSlots {
+			t.spareSlots = append(t.spareSlots, slots)
 		}
 	} else {
 		t.lease.Set(r.Lease, slots)
